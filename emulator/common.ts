@@ -1,0 +1,198 @@
+/**
+ * Shared core of the local emulator: a test double of the three services, never a substitute for them.
+ * Each service runs its own fastify server on loopback with an in-memory state, a request log the tests
+ * can read, and fault injection the tests can switch.
+ */
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+export interface RequestRecord {
+  service: string;
+  method: string;
+  /** Path with its query string, as sent. */
+  url: string;
+  /** Path without the query string. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  status: number;
+  /** Set when the response was a fault injected by a test. */
+  fault?: "status" | "drop";
+}
+
+export interface FaultSpec {
+  /** How many matching requests the fault applies to. */
+  times: number;
+  /** Only requests whose method and path match (for example /POST \/v1\/sys\//). */
+  match?: RegExp;
+  /** Answer with this status and the service's error body. */
+  status?: number;
+  /** Headers sent with an injected status (for example `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Wait this long before handling the request (applies with or without a status). */
+  delayMs?: number;
+  /** Destroy the connection without answering. */
+  drop?: boolean;
+  /** Handle the request for real, then drop the connection before the answer reaches the client. */
+  dropAfterHandling?: boolean;
+}
+
+/** Faults armed by tests; each applies to the next `times` matching requests. */
+export class Faults {
+  private readonly armed: FaultSpec[] = [];
+
+  inject(fault: FaultSpec): void {
+    this.armed.push({ ...fault });
+  }
+
+  clear(): void {
+    this.armed.length = 0;
+  }
+
+  /** Takes the first armed fault that matches `METHOD path`, counting it down. */
+  take(method: string, path: string): FaultSpec | undefined {
+    const key = `${method} ${path}`;
+    const index = this.armed.findIndex((f) => f.times > 0 && (!f.match || f.match.test(key)));
+    if (index < 0) return undefined;
+    const fault = this.armed[index];
+    fault.times -= 1;
+    if (fault.times <= 0) this.armed.splice(index, 1);
+    return fault;
+  }
+}
+
+export class RequestLog {
+  readonly entries: RequestRecord[] = [];
+
+  record(entry: RequestRecord): void {
+    this.entries.push(entry);
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
+
+  get count(): number {
+    return this.entries.length;
+  }
+
+  /** `METHOD path` lines, the form most assertions want. */
+  lines(): string[] {
+    return this.entries.map((e) => `${e.method} ${e.url}`);
+  }
+}
+
+export interface ServiceServer {
+  name: string;
+  app: FastifyInstance;
+  url: string;
+  port: number;
+  log: RequestLog;
+  faults: Faults;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Service name used in logs ("keep", "workspaces", "mesh"). */
+  name: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The service's error body for an injected status. */
+  errorBody(status: number, message: string): unknown;
+  /** Content type of error bodies. */
+  errorContentType?: string;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Header names never written to the request log. */
+const REDACTED_HEADERS = new Set(["x-keep-token", "authorization", "x-mesh-token"]);
+
+function redactHeaders(headers: FastifyRequest["headers"]): RequestRecord["headers"] {
+  const out: RequestRecord["headers"] = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = REDACTED_HEADERS.has(k) ? "<redacted>" : v;
+  return out;
+}
+
+/**
+ * Builds a fastify server with the request log and fault injection wired in; `register` adds the
+ * service's routes. The server listens before the promise resolves.
+ */
+export async function startServiceServer(
+  options: ServiceOptions,
+  register: (app: FastifyInstance) => void | Promise<void>,
+): Promise<ServiceServer> {
+  const log = new RequestLog();
+  const faults = new Faults();
+  const app = Fastify({ logger: false, bodyLimit: options.bodyLimit ?? 32 * 1024 * 1024, return503OnClosing: false });
+  const faultOf = new WeakMap<FastifyRequest, FaultSpec>();
+
+  const record = (request: FastifyRequest, status: number, fault?: RequestRecord["fault"]) => {
+    const url = request.raw.url ?? request.url;
+    log.record({
+      service: options.name,
+      method: request.method,
+      url,
+      path: url.split("?")[0],
+      headers: redactHeaders(request.headers),
+      body: request.body,
+      status,
+      fault,
+    });
+  };
+
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+    const fault = faults.take(request.method, (request.raw.url ?? "").split("?")[0]);
+    if (!fault) return;
+    faultOf.set(request, fault);
+    if (fault.delayMs) await sleep(fault.delayMs);
+    if (fault.drop) {
+      record(request, 0, "drop");
+      request.raw.socket.destroy();
+      return reply.hijack();
+    }
+    if (fault.status) {
+      record(request, fault.status, "status");
+      faultOf.delete(request);
+      return reply
+        .code(fault.status)
+        .headers(fault.headers ?? {})
+        .type(options.errorContentType ?? "application/json")
+        .send(options.errorBody(fault.status, `injected fault: status ${fault.status}`));
+    }
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const fault = faultOf.get(request);
+    if (fault?.dropAfterHandling) {
+      record(request, 0, "drop");
+      request.raw.socket.destroy();
+    }
+    return payload;
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    const fault = faultOf.get(request);
+    if (fault?.drop || fault?.dropAfterHandling) return;
+    record(request, reply.statusCode);
+  });
+
+  await register(app);
+  await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 0 });
+  const address = app.server.address();
+  if (!address || typeof address === "string") throw new Error(`${options.name} emulator did not bind a TCP port`);
+  const host = options.host ?? "127.0.0.1";
+  return {
+    name: options.name,
+    app,
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    log,
+    faults,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/** Tests run the TypeScript sources; the provider host loads the compiled package (dist/), so `npm test` builds first. */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/tests"],
+  testMatch: ["**/*.test.ts"],
+  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
+  moduleNameMapper: { "^pulumi-keepstack$": "<rootDir>/index.ts" },
+  testTimeout: 120000,
+};
