@@ -1,0 +1,474 @@
+/**
+ * A small stand-in for the Pulumi engine, for running programs of dynamic resources where the Pulumi
+ * CLI is not installed (tests, benchmarks, the quickstart). The program runs with the SDK's mock
+ * runtime; every dynamic resource goes to the real provider host over gRPC in the engine's order:
+ * Check, Diff, then Create / Update / Replace / Delete, and Read for refresh and `get`. State is kept
+ * between runs, so a session reads as preview → up → change → preview → up → refresh → destroy.
+ *
+ * Secrets follow the engine's rules for a provider that does not accept secrets: inputs reach the
+ * provider plain, and an output is secret when an input of the same key was, or when it is listed in
+ * `additionalSecretOutputs`.
+ */
+import { InitError, ProviderHost } from "./provider-host";
+
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic";
+
+type Props = Record<string, unknown>;
+
+export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "refresh";
+
+export interface Step {
+  op: StepOp;
+  urn: string;
+  type: string;
+  name: string;
+  /** Inputs that changed (update and replace). */
+  diffs?: string[];
+  replaces?: string[];
+}
+
+export interface StateResource {
+  urn: string;
+  type: string;
+  name: string;
+  id: string;
+  /** Checked inputs, plain. */
+  inputs: Props;
+  /** Outputs, plain; `secretOutputs` names the secret ones. */
+  outputs: Props;
+  secretOutputs: string[];
+  /** A create that failed after the object was made: the next up updates it. */
+  initErrors?: string[];
+  /** Read through `get`: never deleted by this program. */
+  external?: boolean;
+}
+
+export interface RunResult {
+  steps: Step[];
+  /** Stack outputs (plain values; unknown ones are undefined in preview). */
+  outputs: Props;
+  /** Lines the provider host printed (warnings). */
+  diagnostics: string[];
+}
+
+export class EngineError extends Error {
+  constructor(
+    readonly errors: string[],
+    readonly steps: Step[],
+  ) {
+    super(errors.join("\n"));
+  }
+}
+
+export type Program = () => unknown | Promise<unknown>;
+
+export interface EngineOptions {
+  project: string;
+  stack?: string;
+  /** Stack configuration, e.g. `{ "keep:address": "http://127.0.0.1:8200" }`. */
+  config?: Record<string, string>;
+  /** Config keys that are secrets (the program sees them as secrets). */
+  secretConfig?: string[];
+  /** Project directory the provider host runs in (default: the current directory). */
+  cwd?: string;
+  /** Environment of the provider host, added to this process's. */
+  env?: Record<string, string | undefined>;
+  /** Most provider operations at once (the engine's --parallel). */
+  parallel?: number;
+}
+
+function isSecret(value: unknown): value is { value: unknown } {
+  return !!value && typeof value === "object" && (value as Props)[SECRET_SIG_KEY] === SECRET_SIG;
+}
+
+function containsSecret(value: unknown): boolean {
+  if (isSecret(value)) return true;
+  if (Array.isArray(value)) return value.some(containsSecret);
+  if (value && typeof value === "object") return Object.values(value).some(containsSecret);
+  return false;
+}
+
+/** The plain value, as the engine sends it to a provider that does not accept secrets. */
+function stripSecrets(value: unknown): any {
+  if (isSecret(value)) return stripSecrets(value.value);
+  if (Array.isArray(value)) return value.map(stripSecrets);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripSecrets(v)]));
+  }
+  return value;
+}
+
+function wrapSecrets(props: Props, secretKeys: string[]): Props {
+  const out: Props = { ...props };
+  for (const key of secretKeys) if (key in out) out[key] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[key] };
+  return out;
+}
+
+function withoutProvider(props: Props): Props {
+  const { __provider: _p, ...rest } = props;
+  return rest;
+}
+
+function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (value && typeof value === "object") return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+/** Bounds concurrent provider operations. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+type Mode = "preview" | "up";
+
+/** The SDK's runtime internals the mock monitor plugs into (stable across 3.x). */
+function sdkRuntime() {
+  return {
+    settings: require("@pulumi/pulumi/runtime/settings"),
+    state: require("@pulumi/pulumi/runtime/state"),
+    config: require("@pulumi/pulumi/runtime/config"),
+    stack: require("@pulumi/pulumi/runtime/stack"),
+    mocks: require("@pulumi/pulumi/runtime/mocks"),
+    structproto: require("google-protobuf/google/protobuf/struct_pb"),
+    resproto: require("@pulumi/pulumi/proto/resource_pb"),
+  };
+}
+
+export class Engine {
+  /** Resources in state, in creation order. */
+  readonly state = new Map<string, StateResource>();
+  private host?: ProviderHost;
+  private readonly limiter: Limiter;
+  private readonly options: Required<Pick<EngineOptions, "project" | "stack" | "cwd">> & EngineOptions;
+
+  constructor(options: EngineOptions) {
+    this.options = { stack: "dev", cwd: process.cwd(), ...options };
+    this.limiter = new Limiter(options.parallel ?? 16);
+  }
+
+  private async provider(): Promise<ProviderHost> {
+    if (!this.host) {
+      this.host = await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
+      await this.host.configure(this.options.config ?? {});
+    }
+    return this.host;
+  }
+
+  /** Replaces the stack configuration (the host is restarted so `configure` sees it). */
+  async setConfig(config: Record<string, string>): Promise<void> {
+    this.options.config = config;
+    await this.host?.close();
+    this.host = undefined;
+  }
+
+  preview(program: Program): Promise<RunResult> {
+    return this.run("preview", program);
+  }
+
+  up(program: Program): Promise<RunResult> {
+    return this.run("up", program);
+  }
+
+  /** The state as JSON with secrets marked (for assertions that nothing leaks). */
+  exportState(): unknown {
+    return [...this.state.values()].map((r) => ({ ...r, outputs: wrapSecrets(r.outputs, r.secretOutputs) }));
+  }
+
+  private async run(mode: Mode, program: Program): Promise<RunResult> {
+    const host = await this.provider();
+    const rt = sdkRuntime();
+    const steps: Step[] = [];
+    const errors: string[] = [];
+    const registered = new Set<string>();
+    const pending: Promise<unknown>[] = [];
+    const preview = mode === "preview";
+    const diagnosticsStart = host.stderr.length;
+    const engine = this;
+
+    class HarnessMonitor extends rt.mocks.MockMonitor {
+      registerResource(req: any, callback: (err: unknown, resp?: unknown) => void) {
+        const work = (async () => {
+          const type: string = req.getType();
+          const name: string = req.getName();
+          const urn: string = this.newUrn(req.getParent(), type, name);
+          registered.add(urn);
+          let id = "";
+          let wire: Props;
+          if (!type.startsWith(DYNAMIC_PREFIX) || !req.getCustom()) {
+            wire = req.getObject()?.toJavaScript() ?? {};
+          } else {
+            const result = await engine.limiter.run(() =>
+              engine.register(host, mode, steps, {
+                urn,
+                type,
+                name,
+                raw: req.getObject()?.toJavaScript() ?? {},
+                additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+                deleteBeforeReplace: req.getDeletebeforereplace(),
+                replaceOnChanges: req.getReplaceonchangesList(),
+                ignoreChanges: req.getIgnorechangesList(),
+              }),
+            );
+            id = result.id;
+            wire = result.wire;
+          }
+          this.resources.set(urn, { urn, id, state: wire });
+          const resp = new rt.resproto.RegisterResourceResponse();
+          resp.setUrn(urn);
+          resp.setId(id);
+          resp.setObject(rt.structproto.Struct.fromJavaScript(wire));
+          return resp;
+        })();
+        pending.push(work.catch(() => undefined));
+        work.then(
+          (resp) => callback(null, resp),
+          (err: Error) => {
+            errors.push(err.message);
+            callback(err);
+          },
+        );
+      }
+
+      readResource(req: any, callback: (err: unknown, resp?: unknown) => void) {
+        const work = (async () => {
+          const type: string = req.getType();
+          const name: string = req.getName();
+          const urn: string = this.newUrn(req.getParent(), type, name);
+          registered.add(urn);
+          const props = stripSecrets(req.getProperties()?.toJavaScript() ?? {});
+          const read = await engine.limiter.run(() => host.read(urn, req.getId(), props, props));
+          if (!read.id) throw new Error(`${urn}: no object with ID "${req.getId()}" exists`);
+          const secretOutputs: string[] = req.getAdditionalsecretoutputsList();
+          engine.state.set(urn, { urn, type, name, id: read.id, inputs: props, outputs: read.properties, secretOutputs, external: true });
+          steps.push({ op: "read", urn, type, name });
+          const wire = wrapSecrets(read.properties, secretOutputs);
+          this.resources.set(urn, { urn, id: read.id, state: wire });
+          const resp = new rt.resproto.ReadResourceResponse();
+          resp.setUrn(urn);
+          resp.setProperties(rt.structproto.Struct.fromJavaScript(wire));
+          return resp;
+        })();
+        pending.push(work.catch(() => undefined));
+        work.then(
+          (resp) => callback(null, resp),
+          (err: Error) => {
+            errors.push(err.message);
+            callback(err);
+          },
+        );
+      }
+    }
+
+    rt.settings.setMockOptions(new HarnessMonitor(), this.options.project, this.options.stack, preview);
+    const store = rt.state.getStore();
+    Object.assign(store, {
+      supportsSecrets: true,
+      supportsResourceReferences: true,
+      supportsOutputValues: false,
+      supportsDeletedWith: true,
+      supportsAliasSpecs: true,
+      supportsTransforms: false,
+      supportsInvokeTransforms: false,
+    });
+    rt.config.setAllConfig(this.options.config ?? {}, this.options.secretConfig ?? []);
+
+    let outputs: Props = {};
+    try {
+      outputs = ((await rt.stack.runInPulumiStack(async () => program())) ?? {}) as Props;
+    } catch (e) {
+      if (!errors.length) errors.push(e instanceof Error ? e.message : String(e));
+    }
+    await rt.settings.waitForRPCs().catch(() => undefined);
+    await Promise.all(pending);
+
+    // Objects in state that the program no longer declares are deleted, newest first.
+    if (!errors.length) {
+      const gone = [...this.state.values()].filter((r) => !registered.has(r.urn)).reverse();
+      for (const r of gone) {
+        if (r.external) {
+          if (!preview) this.state.delete(r.urn);
+          continue;
+        }
+        steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+        if (preview) continue;
+        try {
+          await host.delete(r.urn, r.id, r.outputs, r.inputs);
+          this.state.delete(r.urn);
+        } catch (e) {
+          errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
+        }
+      }
+    }
+    if (errors.length) throw new EngineError(errors, steps);
+    return { steps, outputs: stripSecrets(outputs), diagnostics: host.stderr.slice(diagnosticsStart) };
+  }
+
+  private async register(
+    host: ProviderHost,
+    mode: Mode,
+    steps: Step[],
+    reg: {
+      urn: string;
+      type: string;
+      name: string;
+      raw: Props;
+      additionalSecretOutputs: string[];
+      deleteBeforeReplace: boolean;
+      replaceOnChanges: string[];
+      ignoreChanges: string[];
+    },
+  ): Promise<{ id: string; wire: Props }> {
+    const { urn, type, name } = reg;
+    const preview = mode === "preview";
+    const secretInputs = Object.keys(reg.raw).filter((k) => containsSecret(reg.raw[k]));
+    const secretOutputs = [...new Set([...secretInputs, ...reg.additionalSecretOutputs])];
+    const news = stripSecrets(reg.raw) as Props;
+    const old = this.state.get(urn);
+    for (const key of reg.ignoreChanges) if (old && key in old.inputs) news[key] = old.inputs[key];
+
+    const checked = await host.check(urn, old?.inputs ?? {}, news);
+    if (checked.failures.length) {
+      const lines = checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
+      throw new Error(`${urn}: invalid inputs:\n${lines}`);
+    }
+    const inputs = checked.inputs;
+    const answer = (id: string, outputs: Props) => ({ id, wire: wrapSecrets(outputs, secretOutputs) });
+
+    const create = async (): Promise<{ id: string; outputs: Props }> => {
+      try {
+        const created = await host.create(urn, inputs);
+        return { id: created.id, outputs: created.properties };
+      } catch (e) {
+        if (e instanceof InitError) {
+          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons });
+        }
+        throw new Error(`${urn}: create failed: ${(e as Error).message}`);
+      }
+    };
+
+    if (!old) {
+      steps.push({ op: "create", urn, type, name });
+      if (preview) return answer("", inputs);
+      const { id, outputs } = await create();
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+      return answer(id, outputs);
+    }
+
+    const diff = await host.diff(urn, old.id, old.outputs, inputs, old.inputs);
+    const diffs = Object.keys(withoutProvider({ ...old.inputs, ...inputs })).filter(
+      (k) => JSON.stringify(old.outputs[k]) !== JSON.stringify(inputs[k]) || containsUnknown(inputs[k]),
+    );
+    const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
+    if (diff.changes === "none" && !old.initErrors) {
+      steps.push({ op: "same", urn, type, name });
+      this.state.set(urn, { ...old, secretOutputs });
+      return answer(old.id, old.outputs);
+    }
+    if (replaces.length) {
+      steps.push({ op: "replace", urn, type, name, diffs, replaces });
+      if (preview) return answer("", inputs);
+      if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
+        await host.delete(urn, old.id, old.outputs, old.inputs);
+        this.state.delete(urn);
+        const { id, outputs } = await create();
+        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+        return answer(id, outputs);
+      }
+      const { id, outputs } = await create();
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+      await host.delete(urn, old.id, old.outputs, old.inputs);
+      return answer(id, outputs);
+    }
+    steps.push({ op: "update", urn, type, name, diffs });
+    if (preview) return answer(old.id, { ...old.outputs, ...inputs });
+    const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
+      throw new Error(`${urn}: update failed: ${e.message}`);
+    });
+    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs });
+    return answer(old.id, updated.properties);
+  }
+
+  /** Reads every resource in state back from its service; objects that are gone leave the state. */
+  async refresh(): Promise<RunResult> {
+    const host = await this.provider();
+    const steps: Step[] = [];
+    const errors: string[] = [];
+    const start = host.stderr.length;
+    await Promise.all(
+      [...this.state.values()].map((r) =>
+        this.limiter.run(async () => {
+          try {
+            const read = await host.read(r.urn, r.id, r.outputs, r.inputs);
+            if (!read.id) {
+              this.state.delete(r.urn);
+              steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+              return;
+            }
+            const diffs = Object.keys(withoutProvider({ ...r.outputs, ...read.properties })).filter(
+              (k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(read.properties[k]),
+            );
+            this.state.set(r.urn, { ...r, id: read.id, outputs: read.properties, inputs: read.inputs ?? r.inputs });
+            steps.push({ op: diffs.length ? "refresh" : "same", urn: r.urn, type: r.type, name: r.name, diffs });
+          } catch (e) {
+            errors.push(`${r.urn}: refresh failed: ${(e as Error).message}`);
+          }
+        }),
+      ),
+    );
+    if (errors.length) throw new EngineError(errors, steps);
+    return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
+  }
+
+  /** Deletes every resource in state, newest first. */
+  async destroy(): Promise<RunResult> {
+    const host = await this.provider();
+    const steps: Step[] = [];
+    const errors: string[] = [];
+    const start = host.stderr.length;
+    for (const r of [...this.state.values()].reverse()) {
+      if (r.external) {
+        this.state.delete(r.urn);
+        continue;
+      }
+      try {
+        await host.delete(r.urn, r.id, r.outputs, r.inputs);
+        this.state.delete(r.urn);
+        steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+      } catch (e) {
+        errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
+      }
+    }
+    if (errors.length) throw new EngineError(errors, steps);
+    return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
+  }
+
+  async close(): Promise<void> {
+    await this.host?.close();
+    this.host = undefined;
+  }
+}
+
+/** Counts steps by operation, e.g. `{ create: 3 }`. */
+export function summarize(steps: Step[]): Partial<Record<StepOp, number>> {
+  const out: Partial<Record<StepOp, number>> = {};
+  for (const s of steps) out[s.op] = (out[s.op] ?? 0) + 1;
+  return out;
+}
+

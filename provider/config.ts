@@ -1,0 +1,132 @@
+/**
+ * Connection settings of the three services, read from the stack configuration the provider host
+ * passes to `configure` and from the environment of the `pulumi` process. Never captured in the
+ * serialized provider, so credentials never reach the state.
+ */
+import * as fs from "node:fs";
+import { ConfigError } from "./errors";
+
+export type ServiceName = "keep" | "workspaces" | "mesh";
+
+export interface ServiceConfig {
+  service: ServiceName;
+  address: string;
+  token?: string;
+  /** Secrets and mesh services: default namespace. */
+  namespace?: string;
+  /** Workspace service: default organization. */
+  organization?: string;
+  /** Mesh service: default admin partition. */
+  partition?: string;
+  /** PEM text of extra trusted CA certificates. */
+  caCert?: string;
+  skipTlsVerify: boolean;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  timeoutMs: number;
+  /** Secrets service: send `X-Keep-Request: true` (required behind proxies with require_request_header). */
+  requestHeader: boolean;
+}
+
+/** A setting: its stack config key (under the service prefix), its environment variable, its default. */
+interface Setting {
+  key: string;
+  env?: string;
+  default?: string;
+  description: string;
+}
+
+const common = (prefix: string): Setting[] => [
+  { key: "caCert", env: `${prefix}_CACERT`, description: "PEM text, or path to a PEM file, of CA certificates to trust" },
+  { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", description: "disable TLS certificate verification (only when asked)" },
+  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", description: "retries of 412, 429, 5xx answers and reset connections" },
+  { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
+  { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", description: "timeout of one request attempt" },
+];
+
+/** The configuration table of every service; the README renders the same facts. */
+export const SETTINGS: Record<ServiceName, Setting[]> = {
+  keep: [
+    { key: "address", env: "KEEP_ADDR", default: "https://127.0.0.1:8200", description: "base URL of the secrets service" },
+    { key: "token", env: "KEEP_TOKEN", description: "token sent as X-Keep-Token (secret)" },
+    { key: "namespace", env: "KEEP_NAMESPACE", description: "namespace sent as X-Keep-Namespace" },
+    ...common("KEEP"),
+    { key: "requestHeader", default: "false", description: "send X-Keep-Request: true on every request" },
+  ],
+  workspaces: [
+    { key: "address", env: "WORKSPACES_ADDR", description: "base URL of the workspace service (required)" },
+    { key: "token", env: "WORKSPACES_TOKEN", description: "token sent as Authorization: Bearer (secret)" },
+    { key: "organization", env: "WORKSPACES_ORGANIZATION", description: "default organization" },
+    ...common("WORKSPACES"),
+  ],
+  mesh: [
+    { key: "address", env: "MESH_HTTP_ADDR", default: "http://127.0.0.1:8500", description: "base URL of the mesh service" },
+    { key: "token", env: "MESH_HTTP_TOKEN", description: "token sent as X-Mesh-Token (secret)" },
+    { key: "namespace", env: "MESH_NAMESPACE", description: "default namespace" },
+    { key: "partition", env: "MESH_PARTITION", description: "default admin partition" },
+    ...common("MESH"),
+  ],
+};
+
+/** Reads one stack config key such as `keep:address`. */
+export type ConfigLookup = (key: string) => string | undefined;
+
+function parseBoolean(value: string, name: string): boolean {
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no|)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+}
+
+function parseNumber(value: string, name: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${value}"`);
+  return n;
+}
+
+/** A CA given as PEM text is used as is; anything else is a path to a PEM file. */
+function loadCa(value: string, name: string): string {
+  if (value.includes("-----BEGIN")) return value;
+  try {
+    return fs.readFileSync(value, "utf8");
+  } catch (e) {
+    throw new ConfigError(`${name}: cannot read CA file ${value}: ${(e as Error).message}`);
+  }
+}
+
+export function resolveServiceConfig(
+  service: ServiceName,
+  lookup: ConfigLookup,
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceConfig {
+  const raw: Record<string, string | undefined> = {};
+  const label: Record<string, string> = {};
+  for (const s of SETTINGS[service]) {
+    const fromConfig = lookup(`${service}:${s.key}`);
+    const fromEnv = s.env ? env[s.env] : undefined;
+    raw[s.key] = fromConfig ?? (fromEnv === "" ? undefined : fromEnv) ?? s.default;
+    label[s.key] = s.env ? `${service}:${s.key} (or ${s.env})` : `${service}:${s.key}`;
+  }
+  if (!raw.address) throw new ConfigError(`${service}: no address configured: set ${label.address}`);
+  const address = raw.address.replace(/\/+$/, "");
+  if (!/^https?:\/\//.test(address)) throw new ConfigError(`${label.address} must be an http:// or https:// URL, got "${address}"`);
+  return {
+    service,
+    address,
+    token: raw.token || undefined,
+    namespace: raw.namespace || undefined,
+    organization: raw.organization || undefined,
+    partition: raw.partition || undefined,
+    caCert: raw.caCert ? loadCa(raw.caCert, label.caCert) : undefined,
+    skipTlsVerify: parseBoolean(raw.skipTlsVerify ?? "false", label.skipTlsVerify),
+    maxRetries: parseNumber(raw.maxRetries ?? "4", label.maxRetries, 0),
+    retryBaseDelayMs: parseNumber(raw.retryBaseDelayMs ?? "250", label.retryBaseDelayMs, 0),
+    timeoutMs: parseNumber(raw.timeoutSeconds ?? "60", label.timeoutSeconds, 0.001) * 1000,
+    requestHeader: raw.requestHeader ? parseBoolean(raw.requestHeader, label.requestHeader) : false,
+  };
+}
+
+/** The label of a setting for messages, e.g. `keep:token (or KEEP_TOKEN)`. */
+export function settingLabel(service: ServiceName, key: string): string {
+  const s = SETTINGS[service].find((x) => x.key === key);
+  return s?.env ? `${service}:${key} (or ${s.env})` : `${service}:${key}`;
+}

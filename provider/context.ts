@@ -1,0 +1,40 @@
+/**
+ * What an operation of a resource spec gets: the clients of the services, built lazily from the
+ * configuration the provider host received, and a way to tell the user something.
+ */
+import { ConfigLookup, resolveServiceConfig, ServiceConfig, ServiceName } from "./config";
+import { KeepClient } from "./keep-client";
+
+export interface OperationContext {
+  config(service: ServiceName): ServiceConfig;
+  keep(): KeepClient;
+  /** A message for the user, shown in the engine's log. */
+  warn(message: string): void;
+}
+
+/** Clients are kept per configuration so keep-alive connections are reused across operations. */
+export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): OperationContext {
+  const configs = new Map<ServiceName, ServiceConfig>();
+  const clients = new Map<ServiceName, unknown>();
+  const config = (service: ServiceName) => {
+    let c = configs.get(service);
+    if (!c) {
+      c = resolveServiceConfig(service, lookup, env);
+      configs.set(service, c);
+    }
+    return c;
+  };
+  const client = <T>(service: ServiceName, make: (c: ServiceConfig) => T): T => {
+    let c = clients.get(service) as T | undefined;
+    if (!c) {
+      c = make(config(service));
+      clients.set(service, c);
+    }
+    return c;
+  };
+  return {
+    config,
+    keep: () => client("keep", (c) => new KeepClient(c)),
+    warn: (message) => console.error(`warning: ${message}`),
+  };
+}

@@ -1,0 +1,73 @@
+/** Client of the secrets service: `/v1` paths, `X-Keep-Token`, namespaces, lists as `GET ?list=true`. */
+import { AxiosInstance } from "axios";
+import { ServiceConfig } from "./config";
+import { ApiError } from "./errors";
+import { createHttpClient } from "./http";
+
+export interface KeepRequestOptions {
+  /** Namespace for this request; overrides the configured one. */
+  namespace?: string;
+  query?: Record<string, string>;
+}
+
+export class KeepClient {
+  private readonly http: AxiosInstance;
+
+  constructor(readonly config: ServiceConfig) {
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (config.token) headers["X-Keep-Token"] = config.token;
+    if (config.requestHeader) headers["X-Keep-Request"] = "true";
+    this.http = createHttpClient({ config, basePath: "/v1", headers });
+  }
+
+  private headersFor(options: KeepRequestOptions): Record<string, string> {
+    const namespace = options.namespace ?? this.config.namespace;
+    return namespace ? { "X-Keep-Namespace": namespace } : {};
+  }
+
+  async request<T = unknown>(method: string, path: string, body?: unknown, options: KeepRequestOptions = {}): Promise<T> {
+    const response = await this.http.request<T>({
+      method,
+      url: path,
+      data: body,
+      params: options.query,
+      headers: this.headersFor(options),
+    });
+    return response.data;
+  }
+
+  /** GET; undefined when the object does not exist (404). */
+  async read<T = unknown>(path: string, options: KeepRequestOptions = {}): Promise<T | undefined> {
+    try {
+      return await this.request<T>("GET", path, undefined, options);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /** POST (the service treats PUT and POST alike); returns the body, if any. */
+  write<T = unknown>(path: string, body: unknown, options: KeepRequestOptions = {}): Promise<T> {
+    return this.request<T>("POST", path, body ?? {}, options);
+  }
+
+  /** DELETE; a 404 counts as done. */
+  async delete(path: string, options: KeepRequestOptions = {}): Promise<void> {
+    try {
+      await this.request("DELETE", path, undefined, options);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return;
+      throw e;
+    }
+  }
+
+  /** LIST, sent as `GET ?list=true`; a 404 is an empty list. Returns `keys` whether bare or under `data`. */
+  async list(path: string, options: KeepRequestOptions = {}): Promise<string[]> {
+    const body = await this.read<{ keys?: unknown; data?: { keys?: unknown } }>(path, {
+      ...options,
+      query: { ...options.query, list: "true" },
+    });
+    const keys = body?.keys ?? body?.data?.keys;
+    return Array.isArray(keys) ? keys.map(String) : [];
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The generic machine: turns a ResourceSpec into the operations of a Pulumi dynamic provider.
+ * `check` and `diff` are pure (no HTTP); every other operation goes through the spec's service calls.
+ */
+import { z } from "zod";
+import { settingLabel, ServiceName } from "./config";
+import type { OperationContext } from "./context";
+import { ApiError, ConfigError, PartialCreateError } from "./errors";
+import { ResourceSpec, tokenOf } from "./spec";
+import { containsUnknown } from "./unknowns";
+import { CheckFailure, validateInputs } from "./validate";
+
+const PROVIDER_KEY = "__provider";
+/** The adoption input every CRUD resource accepts. */
+export const ADOPT_KEY = "adopt";
+
+type Props = Record<string, unknown>;
+
+export interface DiffResult {
+  changes: boolean;
+  replaces: string[];
+  stables: string[];
+  deleteBeforeReplace: boolean;
+}
+
+/** Outputs must be plain JSON: no undefined, no Date, no class instances. */
+export function toPlainJson<T>(value: T): T {
+  return value === undefined ? value : JSON.parse(JSON.stringify(value));
+}
+
+function withoutProvider(props: Props): Props {
+  const { [PROVIDER_KEY]: _ignored, ...rest } = props;
+  return rest;
+}
+
+/** Canonical JSON (sorted keys) for comparing values. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Props)[k]]))
+      : v,
+  );
+}
+
+const SERVICE_OF: Record<string, ServiceName> = { keep: "keep", workspaces: "workspaces", mesh: "mesh" };
+
+/** What the user should do about a failed call, by status. */
+function hintFor(error: ApiError): string {
+  const service = SERVICE_OF[error.service] ?? "keep";
+  if (error.status === 0) return `check that the service is reachable at the configured address (${settingLabel(service, "address")})`;
+  if (error.status === 400 || error.status === 422) return "the service rejected the inputs: fix the property it names";
+  if (error.status === 401 || error.status === 403)
+    return `the token was refused or lacks permission: check ${settingLabel(service, "token")} and what it may do`;
+  if (error.status === 404) return "the object or path does not exist, or this token cannot see it";
+  if (error.status === 405) return "the service does not support this operation on this path (check the mount path and the service edition)";
+  if (error.status === 409) return "the object's current state does not allow this operation";
+  if (error.status === 412 || error.status === 429 || error.status >= 500) return "the service stayed unavailable: run again later";
+  return "see the service's message";
+}
+
+export class ResourceOperationError extends Error {
+  override readonly name = "ResourceOperationError";
+  constructor(
+    readonly token: string,
+    readonly objectId: string,
+    readonly operation: string,
+    override readonly cause: unknown,
+  ) {
+    super(describe(token, objectId, operation, cause));
+  }
+}
+
+function describe(token: string, objectId: string, operation: string, cause: unknown): string {
+  const type = token.replace(/^pulumi-nodejs:dynamic\//, "");
+  const head = `${type} "${objectId}": ${operation} failed`;
+  if (cause instanceof ApiError) return `${head}: ${cause.message}. ${hintFor(cause)}.`;
+  if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
+  return `${head}: ${cause instanceof Error ? cause.message : String(cause)}`;
+}
+
+export interface Machine {
+  token: string;
+  check(olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }>;
+  diff(id: string, olds: Props, news: Props): Promise<DiffResult>;
+  create(inputs: Props): Promise<{ id: string; outs: Props }>;
+  read(id: string, props: Props): Promise<{ id: string; props: Props }>;
+  update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
+  delete(id: string, props: Props): Promise<void>;
+}
+
+/** The schema the machine validates: the spec's inputs, strict, plus `adopt`. */
+export function machineSchema(spec: ResourceSpec) {
+  return spec.inputs.extend({ [ADOPT_KEY]: z.boolean().optional() }).strict();
+}
+
+export function createMachine(spec: ResourceSpec, context: () => OperationContext): Machine {
+  const token = tokenOf(spec);
+  const schema = machineSchema(spec);
+  const inputKeys = Object.keys(spec.inputs.shape);
+  const replaceKeys = new Set<string>(spec.replaceOnChanges ?? []);
+  const writeOnly = new Set<string>(spec.writeOnly ?? []);
+  const normalizers = (spec.normalize ?? {}) as Record<string, ((v: unknown) => unknown) | undefined>;
+
+  const parse = (props: Props): Props => {
+    const result = validateInputs(schema, withoutProvider(props));
+    if (result.failures.length) {
+      throw new Error(`${token}: invalid inputs: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+    }
+    return result.value as Props;
+  };
+
+  const same = (key: string, a: unknown, b: unknown): boolean => {
+    const normalize = normalizers[key];
+    const na = normalize && a !== undefined ? normalize(a) : a;
+    const nb = normalize && b !== undefined ? normalize(b) : b;
+    return canonical(na ?? null) === canonical(nb ?? null);
+  };
+
+  const fail = (id: string, operation: string, cause: unknown): never => {
+    if (cause instanceof PartialCreateError) throw cause;
+    throw new ResourceOperationError(token, id, operation, cause);
+  };
+
+  /** Outputs: the declared inputs plus the computed values, as plain JSON. */
+  const outputsOf = (inputs: Props, computed: unknown): Props =>
+    toPlainJson({ ...withoutProvider(inputs), ...(computed as Props) });
+
+  return {
+    token,
+
+    async check(_olds, news) {
+      const result = validateInputs(schema, withoutProvider(news));
+      // With unknown values the parse cannot complete; the inputs go on as given and are parsed at apply.
+      return { inputs: (result.value as Props | undefined) ?? withoutProvider(news), failures: result.failures };
+    },
+
+    async diff(id, olds, news) {
+      const changed: string[] = [];
+      for (const key of inputKeys) {
+        const next = news[key];
+        if (containsUnknown(next) || !same(key, olds[key], next)) changed.push(key);
+      }
+      const replaces = changed.filter((k) => replaceKeys.has(k));
+      let deleteBeforeReplace = false;
+      if (replaces.length && !containsUnknown(news)) {
+        // Replacing with an object of the same natural ID must delete the old one first.
+        try {
+          deleteBeforeReplace = spec.naturalId(parse(news) as never) === id;
+        } catch {
+          deleteBeforeReplace = false;
+        }
+      }
+      return {
+        changes: changed.length > 0,
+        replaces,
+        stables: inputKeys.filter((k) => !changed.includes(k)),
+        deleteBeforeReplace,
+      };
+    },
+
+    async create(props) {
+      const inputs = parse(props);
+      const naturalId = spec.naturalId(inputs as never);
+      const ctx = context();
+      if (inputs[ADOPT_KEY]) {
+        let existing;
+        try {
+          existing = await spec.read(ctx, naturalId);
+        } catch (e) {
+          return fail(naturalId, "adopt", e);
+        }
+        if (!existing) {
+          throw new ResourceOperationError(
+            token,
+            naturalId,
+            "adopt",
+            new Error("adopt is set but no such object exists on the service: create it there first, or remove `adopt` to let this program create it"),
+          );
+        }
+        const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
+        const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
+        if (!drifted && !inputKeys.some((k) => writeOnly.has(k) && inputs[k] !== undefined)) {
+          return { id: naturalId, outs: outputsOf(inputs, existing.computed) };
+        }
+        try {
+          const computed = await spec.update(ctx, naturalId, inputs as never, current);
+          return { id: naturalId, outs: outputsOf(inputs, computed) };
+        } catch (e) {
+          return fail(naturalId, "adopt (converging to the declared inputs)", e);
+        }
+      }
+      try {
+        const { id, computed } = await spec.create(ctx, inputs as never);
+        return { id, outs: outputsOf(inputs, computed) };
+      } catch (e) {
+        if (e instanceof PartialCreateError) {
+          // Keep the object in state as created-but-failed so the next update repairs it.
+          const properties = { ...outputsOf(inputs, e.properties), [PROVIDER_KEY]: props[PROVIDER_KEY] };
+          throw Object.assign(new Error(describe(token, e.id, "create", e)), {
+            id: e.id,
+            properties,
+            reasons: e.reasons,
+          });
+        }
+        return fail(naturalId, "create", e);
+      }
+    },
+
+    async read(id, props) {
+      const prior = withoutProvider(props);
+      let found;
+      try {
+        found = await spec.read(context(), id, prior);
+      } catch (e) {
+        return fail(id, "read", e);
+      }
+      // An empty ID tells the engine the object is gone.
+      if (!found) return { id: "", props: {} };
+      const inputs: Props = { ...prior, ...spec.fromId(id), ...found.inputs };
+      for (const key of writeOnly) if (prior[key] !== undefined) inputs[key] = prior[key];
+      return { id, props: outputsOf(inputs, found.computed) };
+    },
+
+    async update(id, olds, news) {
+      const inputs = parse(news);
+      try {
+        const computed = await spec.update(context(), id, inputs as never, withoutProvider(olds));
+        return { outs: outputsOf(inputs, computed) };
+      } catch (e) {
+        return fail(id, "update", e);
+      }
+    },
+
+    async delete(id, props) {
+      try {
+        await spec.delete(context(), id, withoutProvider(props));
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return;
+        return fail(id, "delete", e);
+      }
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Derives the `Resource` class of a spec: typed arguments and outputs from the zod schemas, a distinct
+ * type token (also exposed as `static __pulumiType` for policy packs), secrets wrapped, and `get`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { ADOPT_KEY } from "./machine";
+import { createShim } from "./shim";
+import { InputShape, ResourceSpec, tokenOf } from "./spec";
+
+/** Every level of a value may be an Input (the SDK resolves nested outputs before sending). */
+export type DeepInput<T> = T extends readonly (infer U)[]
+  ? pulumi.Input<DeepInput<U>[]>
+  : T extends Record<string, unknown>
+    ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
+    : pulumi.Input<T>;
+
+export interface AdoptionArgs {
+  /**
+   * Adopt an object that already exists on the service instead of creating it: create reads it by its
+   * natural ID, fails if it is absent, and converges it to the declared inputs.
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+export type ResourceArgs<S extends InputShape> = { [K in keyof z.input<S>]: DeepInput<z.input<S>[K]> } & AdoptionArgs;
+
+export type ResourceOutputs<S extends InputShape, O extends InputShape> = {
+  readonly [K in keyof z.output<S>]-?: pulumi.Output<z.output<S>[K]>;
+} & { readonly [K in keyof z.output<O>]-?: pulumi.Output<z.output<O>[K]> };
+
+export interface ResourceClass<A, O> {
+  new (name: string, args: A, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
+  /** A read-only reference to an existing object, by its natural ID. */
+  get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
+  /** The type token, as `@pulumi/policy` expects it. */
+  readonly __pulumiType: string;
+  isInstance(obj: unknown): boolean;
+}
+
+export function defineResource<S extends InputShape, O extends InputShape>(
+  spec: ResourceSpec<S, O>,
+): ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>> {
+  const token = tokenOf(spec);
+  const shim = createShim(token);
+  const keys = [...Object.keys(spec.inputs.shape), ADOPT_KEY, ...Object.keys(spec.computed.shape)];
+  const secretInputs = new Set<string>(spec.secretInputs ?? []);
+  const secretOutputs = [...(spec.secretOutputs ?? [])];
+
+  class DynamicResource extends pulumi.dynamic.Resource {
+    static readonly __pulumiType = token;
+
+    static get(name: string, id: pulumi.Input<string>, opts: pulumi.CustomResourceOptions = {}) {
+      return new DynamicResource(name, undefined, { ...opts, id });
+    }
+
+    static override isInstance(obj: unknown): obj is pulumi.CustomResource {
+      return pulumi.CustomResource.isInstance(obj) && (obj as unknown as { __pulumiType?: string }).__pulumiType === token;
+    }
+
+    constructor(name: string, args: Record<string, unknown> | undefined, opts: pulumi.CustomResourceOptions = {}) {
+      const props: Record<string, unknown> = {};
+      for (const key of keys) {
+        const value = args?.[key];
+        props[key] = value !== undefined && secretInputs.has(key) ? pulumi.secret(value) : value;
+      }
+      const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
+      super(shim, name, props, { ...opts, additionalSecretOutputs }, spec.module, spec.type);
+    }
+  }
+  Object.defineProperty(DynamicResource, "name", { value: spec.type });
+  return DynamicResource as unknown as ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>>;
+}

@@ -1,0 +1,2 @@
+/** Resources and functions of the mesh service. */
+export {};
