@@ -155,7 +155,6 @@ export async function startServiceServer(
     }
     if (fault.status) {
       record(request, fault.status, "status");
-      faultOf.delete(request);
       return reply
         .code(fault.status)
         .headers(fault.headers ?? {})
@@ -175,7 +174,8 @@ export async function startServiceServer(
 
   app.addHook("onResponse", async (request, reply) => {
     const fault = faultOf.get(request);
-    if (fault?.drop || fault?.dropAfterHandling) return;
+    // Faults were recorded when they happened.
+    if (fault?.drop || fault?.dropAfterHandling || fault?.status) return;
     record(request, reply.statusCode);
   });
 

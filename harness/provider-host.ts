@@ -43,15 +43,17 @@ function packageRoot(): string {
  * makes it resolvable (the link points at the compiled package).
  */
 function nodePathFor(cwd: string): string | undefined {
-  try {
-    require.resolve(`${PACKAGE_NAME}/host`, { paths: [cwd] });
-    return undefined;
-  } catch {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-link-"));
-    fs.mkdirSync(path.join(dir, "node_modules"));
-    fs.symlinkSync(packageRoot(), path.join(dir, "node_modules", PACKAGE_NAME), "dir");
-    return path.join(dir, "node_modules");
+  // Looked up on disk as Node would from the host's cwd (a test runner's own resolver may answer otherwise).
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "node_modules", PACKAGE_NAME, "package.json"))) return undefined;
+    if (dir === path.dirname(dir)) break;
   }
+  const link = path.join(os.tmpdir(), `keepstack-link-${process.pid}`, "node_modules");
+  if (!fs.existsSync(path.join(link, PACKAGE_NAME))) {
+    fs.mkdirSync(link, { recursive: true });
+    fs.symlinkSync(packageRoot(), path.join(link, PACKAGE_NAME), "dir");
+  }
+  return link;
 }
 
 export interface CheckResult {

@@ -1,0 +1,330 @@
+/**
+ * Request pipeline of the secrets service emulator. Route modules describe their routes to a
+ * KeepRouter (path pattern, operations, whether a token is needed); the router does what every
+ * path shares: body parsing, the request-header check, namespace resolution, authentication,
+ * help, the trailing-period rule, list dispatch, 405s and `{ errors }` bodies.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { RequestBody } from "./fields";
+import { buildHelp } from "./help";
+import {
+  KeepError,
+  KeepReply,
+  badRequest,
+  errorBody,
+  noContent,
+  ok,
+  permissionDenied,
+  unsupportedOperation,
+  unsupportedPath,
+} from "./replies";
+import { KeepNamespace, KeepState, normalizeNamespacePath } from "./state";
+
+/** Node's HTTP parser refuses the `LIST` verb, so `list` is `GET ?list=true` (convention 1). */
+export type KeepOperationKind = "read" | "list" | "write" | "delete" | "patch";
+
+export interface KeepRequest {
+  state: KeepState;
+  /** The namespace the request resolved to (header value and path prefix combined). */
+  namespace: KeepNamespace;
+  /** Path parameters, URL-decoded. */
+  params: Record<string, string>;
+  /** Query parameters; repeated ones keep their first value. */
+  query: Record<string, string>;
+  /** JSON body; `{}` when empty. */
+  body: RequestBody;
+  method: string;
+  /** Route path relative to the namespace, without `/v1/` and without a trailing slash. */
+  path: string;
+  /** The caller's token, absent on unauthenticated routes called without one. */
+  token?: string;
+  raw: FastifyRequest;
+}
+
+export type KeepHandler = (request: KeepRequest) => KeepReply | void | Promise<KeepReply | void>;
+
+export interface KeepOperation {
+  /** One line for the help text and the OpenAPI operation. */
+  summary: string;
+  handler: KeepHandler;
+  /** Success status shown in help; defaults to 200 for read and list, 204 otherwise. */
+  status?: number;
+}
+
+export interface KeepRoute {
+  /**
+   * Path relative to `/v1/` and to the namespace: literal segments, `:name` for one segment,
+   * `:name*` (last only) for one or more segments.
+   */
+  path: string;
+  /** What the path is, for the help text. */
+  summary: string;
+  /** Reachable without a token (the replication status endpoint is one). */
+  unauthenticated?: boolean;
+  /** Descriptions of path parameters, for the help document. */
+  params?: Record<string, string>;
+  operations: Partial<Record<KeepOperationKind, KeepOperation>>;
+}
+
+export type PathSegment =
+  | { kind: "literal"; value: string }
+  | { kind: "param"; name: string }
+  | { kind: "rest"; name: string };
+
+export interface CompiledRoute {
+  route: KeepRoute;
+  segments: PathSegment[];
+}
+
+interface RouteMatch {
+  compiled: CompiledRoute;
+  params: Record<string, string>;
+}
+
+const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+
+/** Go's strconv.ParseBool, which the service applies to `list`. */
+const TRUE_VALUES = new Set(["1", "t", "T", "true", "TRUE", "True"]);
+const FALSE_VALUES = new Set(["0", "f", "F", "false", "FALSE", "False"]);
+
+function compilePath(path: string): PathSegment[] {
+  const parts = path.split("/").filter((part) => part !== "");
+  return parts.map((part, index) => {
+    if (part.startsWith(":") && part.endsWith("*")) {
+      if (index !== parts.length - 1) throw new Error(`keep route ${path}: a rest parameter must be last`);
+      return { kind: "rest", name: part.slice(1, -1) };
+    }
+    if (part.startsWith(":")) return { kind: "param", name: part.slice(1) };
+    return { kind: "literal", value: part };
+  });
+}
+
+/** Literal segments outrank parameters, which outrank rest parameters. */
+function specificity(segments: PathSegment[]): number[] {
+  return segments.map((s) => (s.kind === "literal" ? 2 : s.kind === "param" ? 1 : 0));
+}
+
+function compareSpecificity(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? -1) - (b[i] ?? -1);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+function matchSegments(segments: PathSegment[], path: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment.kind === "rest") {
+      const rest = path.slice(i);
+      if (rest.length === 0 || rest.some((part) => part === "")) return undefined;
+      params[segment.name] = rest.join("/");
+      return params;
+    }
+    const part = path[i];
+    if (part === undefined || part === "") return undefined;
+    if (segment.kind === "literal" && segment.value !== part) return undefined;
+    if (segment.kind === "param") params[segment.name] = part;
+  }
+  return segments.length === path.length ? params : undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `X-Keep-Token`, else `Authorization: Bearer`. */
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const direct = firstHeader(request.headers["x-keep-token"]);
+  if (direct) return direct;
+  const authorization = firstHeader(request.headers.authorization);
+  const match = authorization?.match(/^Bearer\s+(.+)$/i);
+  return match ? match[1].trim() : undefined;
+}
+
+function normalizeQuery(query: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === "string") out[key] = first;
+  }
+  return out;
+}
+
+function operationKindOf(method: string, query: Record<string, string>): KeepOperationKind | undefined {
+  switch (method) {
+    case "GET": {
+      const list = query.list;
+      if (list === undefined || list === "") return "read";
+      if (TRUE_VALUES.has(list)) return "list";
+      if (FALSE_VALUES.has(list)) return "read";
+      throw badRequest(`invalid value for the 'list' query parameter: "${list}"`);
+    }
+    case "POST":
+    case "PUT":
+      return "write";
+    case "DELETE":
+      return "delete";
+    case "PATCH":
+      return "patch";
+    default:
+      return undefined;
+  }
+}
+
+function parseJsonBody(text: string): RequestBody {
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw Object.assign(new Error(`failed to parse JSON input: ${(error as Error).message}`), { statusCode: 400 });
+  }
+  // JSON null decodes to an empty map in the service.
+  if (parsed === null) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw Object.assign(new Error("failed to parse JSON input: the body must be a JSON object"), { statusCode: 400 });
+  }
+  return parsed as RequestBody;
+}
+
+function sendReply(reply: FastifyReply, result: KeepReply): FastifyReply {
+  const status = result.status ?? (result.body === undefined ? 204 : 200);
+  reply.code(status);
+  if (result.headers) reply.headers(result.headers);
+  if (status === 204 || result.body === undefined) return reply.send();
+  return reply.type("application/json").send(result.body);
+}
+
+export class KeepRouter {
+  private readonly compiled: CompiledRoute[] = [];
+
+  constructor(readonly state: KeepState) {}
+
+  /** Registers one route; a route module calls this once per path. */
+  add(route: KeepRoute): void {
+    const segments = compilePath(route.path);
+    const shape = segments.map((s) => (s.kind === "literal" ? s.value : s.kind === "param" ? ":" : "*")).join("/");
+    const clash = this.compiled.find(
+      (c) => c.segments.map((s) => (s.kind === "literal" ? s.value : s.kind === "param" ? ":" : "*")).join("/") === shape,
+    );
+    if (clash) throw new Error(`keep route ${route.path} duplicates ${clash.route.path}`);
+    this.compiled.push({ route, segments });
+    const first = segments[0];
+    if (first?.kind === "literal") this.state.routeRoots.add(first.value);
+  }
+
+  get routes(): readonly CompiledRoute[] {
+    return this.compiled;
+  }
+
+  match(path: string[]): RouteMatch | undefined {
+    let best: (RouteMatch & { rank: number[] }) | undefined;
+    for (const compiled of this.compiled) {
+      const params = matchSegments(compiled.segments, path);
+      if (!params) continue;
+      const rank = specificity(compiled.segments);
+      if (!best || compareSpecificity(rank, best.rank) > 0) best = { compiled, params, rank };
+    }
+    return best && { compiled: best.compiled, params: best.params };
+  }
+
+  /** Wires the pipeline into the service's fastify server; call after every route is added. */
+  install(app: FastifyInstance): void {
+    // The service does not require a Content-Type: every body is read as JSON.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
+      try {
+        done(null, parseJsonBody(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+
+    app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+      if (error instanceof KeepError) return reply.code(error.status).send(errorBody(error.errors));
+      const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+      return reply.code(status).send(errorBody([status >= 500 ? `internal error: ${error.message}` : error.message]));
+    });
+
+    // Paths outside /v1/ have no handler at all in the service.
+    app.setNotFoundHandler((request, reply) => {
+      reply.code(404).send(errorBody([`no handler for route "${request.url.split("?")[0]}"`]));
+    });
+
+    // A proxy with require_request_header answers 412 before forwarding anything, so this runs first.
+    app.addHook("onRequest", async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      if (!this.state.requireRequestHeader) return;
+      if (request.headers["x-keep-request"] !== "true") {
+        return reply.code(412).send(errorBody(["missing 'X-Keep-Request' header"]));
+      }
+    });
+
+    app.route({
+      method: [...HTTP_METHODS],
+      url: "/v1/*",
+      exposeHeadRoute: false,
+      handler: async (request, reply) => sendReply(reply, await this.handle(request)),
+    });
+  }
+
+  private async handle(request: FastifyRequest): Promise<KeepReply> {
+    const query = normalizeQuery(request.query);
+    const requestPath = request.url.split("?")[0].slice("/v1/".length);
+    // Convention 7: the namespace header is prepended to the path, then the longest existing
+    // namespace prefix is the namespace and the remainder is routed.
+    const headerNamespace = normalizeNamespacePath(firstHeader(request.headers["x-keep-namespace"]));
+    const fullPath = [
+      ...(headerNamespace === "" ? [] : headerNamespace.split("/")),
+      ...requestPath.split("/").map(decodeSegment),
+    ];
+    const { namespace, rest } = this.state.resolveNamespace(fullPath);
+    if (rest.length > 0 && rest[rest.length - 1] === "") rest.pop();
+
+    const wantsHelp = query.help !== undefined && query.help !== "";
+    const matched = this.match(rest);
+    const token = tokenOf(request);
+    const needsToken = wantsHelp || !matched?.compiled.route.unauthenticated;
+    if (needsToken && !this.state.isValidToken(token)) throw permissionDenied();
+
+    if (wantsHelp) {
+      const help = buildHelp(this.compiled, rest, matched?.compiled, namespace);
+      if (!help) throw unsupportedPath();
+      return ok(help);
+    }
+
+    if (!matched) {
+      const fullRoute = `${namespace.displayPath}${rest.join("/")}`;
+      throw new KeepError(404, [`no handler for route "${fullRoute}". route entry not found.`]);
+    }
+    // Convention 4.
+    if (Object.values(matched.params).some((value) => value.endsWith("."))) throw unsupportedPath();
+
+    const kind = operationKindOf(request.method, query);
+    const operation = kind && matched.compiled.route.operations[kind];
+    if (!operation) throw unsupportedOperation();
+
+    const result = await operation.handler({
+      state: this.state,
+      namespace,
+      params: matched.params,
+      query,
+      body: (request.body as RequestBody | undefined) ?? {},
+      method: request.method,
+      path: rest.join("/"),
+      token: this.state.isValidToken(token) ? token : undefined,
+      raw: request,
+    });
+    return result ?? noContent();
+  }
+}
