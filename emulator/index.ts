@@ -10,7 +10,8 @@ import { startMeshEmulator, MeshEmulator } from "./mesh";
 export type { KeepEmulator } from "./keep";
 export type { WorkspacesEmulator } from "./workspaces";
 export type { MeshEmulator } from "./mesh";
-export { RequestLog, Faults, FaultSpec, RequestRecord } from "./common";
+export { RequestLog, Faults } from "./common";
+export type { FaultSpec, RequestRecord } from "./common";
 
 export interface EmulatorOptions {
   /** Loopback address to bind (default 127.0.0.1). */

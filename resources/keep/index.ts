@@ -1,4 +1,7 @@
 /** Resources of the secrets service. */
-export { AclPolicy, AclPolicyArgs } from "./policies/acl";
-export { RgpPolicy, RgpPolicyArgs } from "./policies/rgp";
-export { EgpPolicy, EgpPolicyArgs } from "./policies/egp";
+export { AclPolicy } from "./policies/acl";
+export type { AclPolicyArgs } from "./policies/acl";
+export { RgpPolicy } from "./policies/rgp";
+export type { RgpPolicyArgs } from "./policies/rgp";
+export { EgpPolicy } from "./policies/egp";
+export type { EgpPolicyArgs } from "./policies/egp";
