@@ -211,7 +211,10 @@ export class Engine {
           registered.add(urn);
           let id = "";
           let wire: Props;
-          if (!type.startsWith(DYNAMIC_PREFIX) || !req.getCustom()) {
+          if (errors.length) {
+            // Like the engine, no new step starts once one has failed.
+            wire = req.getObject()?.toJavaScript() ?? {};
+          } else if (!type.startsWith(DYNAMIC_PREFIX) || !req.getCustom()) {
             wire = req.getObject()?.toJavaScript() ?? {};
           } else {
             const result = await engine.limiter.run(() =>
@@ -240,8 +243,14 @@ export class Engine {
         work.then(
           (resp) => callback(null, resp),
           (err: Error) => {
+            // The failure is reported when the run ends; the program is answered with its own
+            // inputs so it does not die of unhandled rejections meanwhile.
             errors.push(err.message);
-            callback(err);
+            const resp = new rt.resproto.RegisterResourceResponse();
+            resp.setUrn(this.newUrn(req.getParent(), req.getType(), req.getName()));
+            resp.setId("");
+            resp.setObject(req.getObject());
+            callback(null, resp);
           },
         );
       }

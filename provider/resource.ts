@@ -59,8 +59,9 @@ export function defineResource<S extends InputShape, O extends InputShape>(
     }
 
     constructor(name: string, args: Record<string, unknown> | undefined, opts: pulumi.CustomResourceOptions = {}) {
+      // Every declared key is present so each output exists; unknown keys go on so check can name them.
       const props: Record<string, unknown> = {};
-      for (const key of keys) {
+      for (const key of new Set([...keys, ...Object.keys(args ?? {})])) {
         const value = args?.[key];
         props[key] = value !== undefined && secretInputs.has(key) ? pulumi.secret(value) : value;
       }

@@ -26,10 +26,20 @@ function touchesUnknown(root: unknown, path: readonly PropertyKey[]): boolean {
   return isUnknown(value);
 }
 
-function reasonOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) {
-    return `is required (${issue.expected})`;
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value: unknown = root;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key as string];
   }
+  return value;
+}
+
+function reasonOf(issue: z.core.$ZodIssue, root: unknown): string {
+  const missing = valueAt(root, issue.path) === undefined;
+  if (missing && issue.code === "invalid_type") return `is required (${issue.expected})`;
+  if (missing && issue.code === "invalid_union") return "is required";
+  if (issue.code === "invalid_union") return "has none of the accepted forms";
   return issue.message;
 }
 
@@ -55,7 +65,7 @@ export function validateInputs<T>(schema: z.ZodType<T>, inputs: Record<string, u
       continue;
     }
     if (touchesUnknown(inputs, issue.path)) continue;
-    failures.push({ property: propertyPath(issue.path) || "(inputs)", reason: reasonOf(issue) });
+    failures.push({ property: propertyPath(issue.path) || "(inputs)", reason: reasonOf(issue, inputs) });
   }
   return { failures };
 }

@@ -249,6 +249,7 @@ describe("ACLs", () => {
 
   test("CA roots need no permission", async () => {
     expect((await call("GET", "/agent/connect/ca/roots", { token: null })).status).toBe(200);
+    expect((await call("GET", "/agent/connect/ca/roots", { token: "unknown-secret" })).status).toBe(200);
   });
 });
 
@@ -398,6 +399,15 @@ describe("blocking queries", () => {
     } finally {
       await shortLived.close();
     }
+  });
+
+  test("closing the emulator releases pending blocking queries", async () => {
+    const closing = await startMeshEmulator();
+    const rootsAnswer = await fetch(`${closing.url}/v1/agent/connect/ca/roots`);
+    const index = Number(rootsAnswer.headers.get(closing.blockingIndexHeader));
+    const pending = fetch(`${closing.url}/v1/agent/connect/ca/roots?index=${index}&wait=10m`);
+    await closing.close();
+    expect((await pending).status).toBe(200);
   });
 
   test("invalid index or wait is 400", async () => {
