@@ -68,6 +68,11 @@ export class ChangeNotifier {
     this.emitter.emit(topic);
   }
 
+  /** Number of blocking queries currently parked. */
+  get waiting(): number {
+    return this.emitter.listenerCount("shutdown");
+  }
+
   releaseAll(): void {
     this.emitter.emit("shutdown");
   }

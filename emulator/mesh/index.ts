@@ -60,6 +60,8 @@ export interface MeshEmulator extends ServiceServer {
   markPartitionDeleted(name: string): Partition | undefined;
   /** Current value of the cluster-wide modify index. */
   currentIndex(): number;
+  /** Number of blocking queries parked right now; lets a test know its query is waiting before it acts. */
+  blockingQueriesWaiting(): number;
 }
 
 const TEXT = "text/plain; charset=utf-8";
@@ -98,6 +100,7 @@ export async function startMeshEmulator(options: MeshEmulatorOptions = {}): Prom
     deletePartitionNow: (name) => partitions.removeNow(name),
     markPartitionDeleted: (name) => partitions.markDeleted(name, false),
     currentIndex: () => index.current(),
+    blockingQueriesWaiting: () => notifier.waiting,
     close: async () => {
       notifier.releaseAll();
       partitions.dispose();

@@ -110,8 +110,8 @@ export function registerConfigurationVersionRoutes(api: FastifyInstance, context
     const ws = store.workspaces.get(request.params.id);
     if (!ws || !canReadWorkspace(principalOf(request), ws)) throw notFound();
     const include = parseInclude(request.query, INCLUDABLE);
-    // Newest first, as the real service lists them.
-    const all = store.configurationVersionsOf(ws.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    // Newest first, as the real service lists them (the store keeps creation order).
+    const all = store.configurationVersionsOf(ws.id).reverse();
     const page = paginate(all, request.query, `${context.baseUrl()}/api/v2/workspaces/${ws.id}/configuration-versions`);
     const document: Record<string, unknown> = {
       data: page.items.map((cv) => serializeConfigurationVersion(cv)),

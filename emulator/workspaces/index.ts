@@ -143,8 +143,9 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
 
     // JSON:API bodies arrive as application/vnd.api+json or application/json. Bodyless actions
     // (archive) may still carry the content type, so an empty body is accepted as no body.
+    // Other media types (fastify's text/plain included) are refused with 415.
     const defaultJsonParser = app.getDefaultJsonParser("error", "error");
-    app.removeContentTypeParser("application/json");
+    app.removeContentTypeParser(["application/json", "text/plain"]);
     app.addContentTypeParser(["application/json", JSON_API_TYPE], { parseAs: "string" }, (request, body, done) => {
       const text = String(body);
       if (text.trim() === "") done(null, undefined);

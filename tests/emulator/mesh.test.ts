@@ -350,6 +350,7 @@ describe("blocking queries", () => {
   test("a blocking query on the roots returns after a rotation with a higher index", async () => {
     const current = indexOf(await call("GET", "/agent/connect/ca/roots"));
     const pending = call("GET", `/agent/connect/ca/roots?index=${current}&wait=5m`);
+    await until(async () => mesh.blockingQueriesWaiting(), (n) => n === 1);
     await mesh.rotateRoot();
     const answer = await pending;
     expect(answer.status).toBe(200);
@@ -379,6 +380,7 @@ describe("blocking queries", () => {
   test("a blocking query on a leaf returns a new certificate after a rotation", async () => {
     const first = await call("GET", "/agent/connect/ca/leaf/watched");
     const pending = call("GET", `/agent/connect/ca/leaf/watched?index=${indexOf(first)}&wait=5m`);
+    await until(async () => mesh.blockingQueriesWaiting(), (n) => n === 1);
     await mesh.rotateRoot();
     const answer = await pending;
     expect(indexOf(answer)).toBeGreaterThan(indexOf(first));
@@ -406,6 +408,7 @@ describe("blocking queries", () => {
     const rootsAnswer = await fetch(`${closing.url}/v1/agent/connect/ca/roots`);
     const index = Number(rootsAnswer.headers.get(closing.blockingIndexHeader));
     const pending = fetch(`${closing.url}/v1/agent/connect/ca/roots?index=${index}&wait=10m`);
+    await until(async () => closing.blockingQueriesWaiting(), (n) => n === 1);
     await closing.close();
     expect((await pending).status).toBe(200);
   });
