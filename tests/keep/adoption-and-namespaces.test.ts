@@ -1,0 +1,90 @@
+/** Adoption of existing policies, read-only references with get, and namespace overrides. */
+import * as pulumi from "@pulumi/pulumi";
+import { keep } from "pulumi-keepstack";
+import { EngineError, summarize } from "../../harness";
+import { KeepStack, startKeepStack } from "../support/keep-stack";
+
+const DECLARED = 'path "kv/*" {\n  capabilities = ["read"]\n}\n';
+
+describe("adoption, get and namespaces", () => {
+  let stack: KeepStack;
+  beforeAll(async () => {
+    stack = await startKeepStack();
+  });
+  afterAll(() => stack.close());
+
+  test("adopt converges an existing policy to the declared text and then manages it", async () => {
+    stack.keep.putPolicy("acl", "legacy", { policy: 'path "old/*" { capabilities = ["deny"] }' });
+    stack.keep.putPolicy("egp", "legacy-guard", { policy: "main = rule { true }", enforcement_level: "advisory", paths: ["secret/*"] });
+    const program = () => {
+      new keep.AclPolicy("legacy", { name: "legacy", policy: DECLARED, adopt: true });
+      new keep.EgpPolicy("legacy-guard", {
+        name: "legacy-guard",
+        policy: "main = rule { true }",
+        enforcementLevel: "advisory",
+        paths: ["secret/*"],
+        adopt: true,
+      });
+    };
+    stack.keep.log.clear();
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ create: 2 });
+    expect(stack.keep.log.count).toBe(0);
+
+    await stack.engine.up(program);
+    expect(stack.keep.getPolicy("acl", "legacy")?.policy).toBe(DECLARED);
+    // Already as declared: adopted with a read alone, no write.
+    expect(stack.keep.log.lines().filter((l) => l.includes("legacy-guard"))).toEqual(["GET /v1/sys/policies/egp/legacy-guard"]);
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 2 });
+
+    await stack.engine.destroy();
+    expect(stack.keep.getPolicy("acl", "legacy")).toBeUndefined();
+  });
+
+  test("adopting a policy that does not exist fails clearly and creates nothing", async () => {
+    const error = await stack.engine
+      .up(() => new keep.AclPolicy("ghost", { name: "ghost", policy: DECLARED, adopt: true }))
+      .catch((e: EngineError) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).message).toMatch(/AclPolicy "ghost": adopt failed: adopt is set but no such object exists/);
+    expect(stack.keep.getPolicy("acl", "ghost")).toBeUndefined();
+    expect(stack.engine.state.size).toBe(0);
+  });
+
+  test("get reads an existing policy without managing it", async () => {
+    stack.keep.putPolicy("rgp", "shared", { policy: "main = rule { true }", enforcement_level: "hard-mandatory" });
+    const result = await stack.engine.up(() => {
+      const shared = keep.RgpPolicy.get("shared", "shared");
+      return { level: shared.enforcementLevel, text: shared.policy };
+    });
+    expect(result.outputs).toEqual({ level: "hard-mandatory", text: "main = rule { true }" });
+    await stack.engine.destroy();
+    expect(stack.keep.getPolicy("rgp", "shared")).toBeDefined();
+  });
+
+  test("a namespace override writes into that namespace and is part of the ID", async () => {
+    stack.keep.addNamespace("team-a");
+    const result = await stack.engine.up(() => {
+      const p = new keep.AclPolicy("scoped", { name: "scoped", policy: DECLARED, namespace: "team-a" });
+      return { id: p.id };
+    });
+    expect(result.outputs.id).toBe("team-a:scoped");
+    expect(stack.keep.getPolicy("acl", "scoped", "team-a")?.policy).toBe(DECLARED);
+    expect(stack.keep.getPolicy("acl", "scoped")).toBeUndefined();
+
+    const moved = await stack.engine.up(() => {
+      stack.keep.addNamespace("team-b");
+      new keep.AclPolicy("scoped", { name: "scoped", policy: DECLARED, namespace: "team-b" });
+    });
+    expect(moved.steps[0]).toMatchObject({ op: "replace", replaces: ["namespace"] });
+    expect(stack.keep.getPolicy("acl", "scoped", "team-a")).toBeUndefined();
+    expect(stack.keep.getPolicy("acl", "scoped", "team-b")).toBeDefined();
+
+    const adopted = await stack.engine.up(() => {
+      const ref = keep.AclPolicy.get("ref", "team-b:scoped");
+      return { text: pulumi.output(ref.policy) };
+    });
+    expect(adopted.outputs.text).toBe(DECLARED);
+    await stack.engine.destroy();
+    expect(stack.keep.getPolicy("acl", "scoped", "team-b")).toBeUndefined();
+  });
+});
