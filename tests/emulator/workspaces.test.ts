@@ -843,9 +843,10 @@ describe("rate limit", () => {
     const second = await createVersion(ws.id);
     const redirect = await call("GET", `/configuration-versions/${cv.id}/download`);
     const location = redirect.headers.get("location") as string;
+    // Unauthenticated requests are limited by address, the key the archive store's requests would share.
     emu.setRateLimit(1);
-    await call("GET", `/workspaces/${ws.id}`, { token: null });
-    expect((await call("GET", `/workspaces/${ws.id}`, { token: null })).status).toBe(429);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => call("GET", `/workspaces/${ws.id}`, { token: null })));
+    expect(burst.some((a) => a.status === 429)).toBe(true);
     for (let i = 0; i < 4; i++) expect((await fetch(location)).status).toBe(200);
     expect((await upload(second.attributes["upload-url"], await makeArchive({ "a.tf": "" }))).status).toBe(200);
   });

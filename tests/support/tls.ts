@@ -1,0 +1,41 @@
+/** A throwaway CA and a server certificate for 127.0.0.1, for TLS tests. */
+import "reflect-metadata";
+import { webcrypto } from "node:crypto";
+import * as x509 from "@peculiar/x509";
+
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+
+const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+
+async function pkcs8Pem(key: CryptoKey): Promise<string> {
+  const der = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", key));
+  return `-----BEGIN PRIVATE KEY-----\n${der.toString("base64").replace(/(.{64})/g, "$1\n").trim()}\n-----END PRIVATE KEY-----\n`;
+}
+
+export async function makeTlsFixture(): Promise<{ caPem: string; certPem: string; keyPem: string }> {
+  const now = new Date(Date.now() - 60_000);
+  const later = new Date(Date.now() + 3_600_000);
+  const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: "01",
+    name: "CN=keepstack test CA",
+    notBefore: now,
+    notAfter: later,
+    keys: caKeys,
+    signingAlgorithm: ALG,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+  });
+  const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: "02",
+    subject: "CN=127.0.0.1",
+    issuer: ca.subject,
+    notBefore: now,
+    notAfter: later,
+    publicKey: leafKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: ALG,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: "ip", value: "127.0.0.1" }])],
+  });
+  return { caPem: ca.toString("pem"), certPem: leaf.toString("pem"), keyPem: await pkcs8Pem(leafKeys.privateKey) };
+}
