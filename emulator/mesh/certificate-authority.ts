@@ -4,7 +4,7 @@
  * one inactive. Leaf certificates carry a SPIFFE URI SAN, are signed by the active root and cached per
  * (namespace, service) until less than 10% of their lifetime is left or the roots rotate.
  */
-import "./reflect-metadata"; // must load before @peculiar/x509
+import "reflect-metadata"; // the X.509 library needs the Reflect metadata API loaded first
 import { createHash, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { RaftIndex } from "./raft-index";

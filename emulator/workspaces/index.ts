@@ -269,7 +269,8 @@ async function seedState(store: Store, directory: string): Promise<SeedFields> {
   const both = () => new Set([acme.name, globex.name]);
   const tokens = {
     user: store.addToken({ kind: "user", admin: both(), member: new Set() }),
-    // Brief-wide convenience: a single owners-team token administers both seeded organizations.
+    // A real team belongs to one organization; this owners-team token spans both so tests can use
+    // the user and team tokens interchangeably.
     team: store.addToken({ kind: "team", admin: both(), member: new Set() }),
     organization: store.addToken({ kind: "organization", admin: new Set([acme.name]), member: new Set() }),
     readOnly: store.addToken({ kind: "user", admin: new Set(), member: new Set([acme.name]) }),
