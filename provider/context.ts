@@ -12,6 +12,16 @@ export interface OperationContext {
   warn(message: string): void;
 }
 
+/**
+ * The context of functions called from a Pulumi program (not through the provider host): settings
+ * come from the program's stack configuration and environment.
+ */
+export function programContext(): OperationContext {
+  // runtime.getConfig reads the raw value without the warning Config.get gives for secret keys.
+  const runtime = require("@pulumi/pulumi").runtime as { getConfig(key: string): string | undefined };
+  return createContext((key) => runtime.getConfig(key));
+}
+
 /** Clients are kept per configuration so keep-alive connections are reused across operations. */
 export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): OperationContext {
   const configs = new Map<ServiceName, ServiceConfig>();
