@@ -44,6 +44,8 @@ export interface StateResource {
   initErrors?: string[];
   /** Read through `get`: never deleted by this program. */
   external?: boolean;
+  /** URNs this resource depends on: they are deleted only after it. */
+  dependencies?: string[];
 }
 
 export interface RunResult {
@@ -105,6 +107,13 @@ function wrapSecrets(props: Props, secretKeys: string[]): Props {
   const out: Props = { ...props };
   for (const key of secretKeys) if (key in out) out[key] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[key] };
   return out;
+}
+
+/** The resources a registration depends on, explicitly or through its inputs. */
+function dependenciesOf(req: any): string[] {
+  const deps = new Set<string>(req.getDependenciesList());
+  req.getPropertydependenciesMap().forEach((value: any) => value.getUrnsList().forEach((u: string) => deps.add(u)));
+  return [...deps];
 }
 
 function withoutProvider(props: Props): Props {
@@ -227,6 +236,7 @@ export class Engine {
                 deleteBeforeReplace: req.getDeletebeforereplace(),
                 replaceOnChanges: req.getReplaceonchangesList(),
                 ignoreChanges: req.getIgnorechangesList(),
+                dependencies: dependenciesOf(req),
               }),
             );
             id = result.id;
@@ -307,23 +317,13 @@ export class Engine {
     await rt.settings.waitForRPCs().catch(() => undefined);
     await Promise.all(pending);
 
-    // Objects in state that the program no longer declares are deleted, newest first.
+    // Objects in state that the program no longer declares are deleted, dependents first.
     if (!errors.length) {
-      const gone = [...this.state.values()].filter((r) => !registered.has(r.urn)).reverse();
-      for (const r of gone) {
-        if (r.external) {
-          if (!preview) this.state.delete(r.urn);
-          continue;
-        }
-        steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
-        if (preview) continue;
-        try {
-          await host.delete(r.urn, r.id, r.outputs, r.inputs);
-          this.state.delete(r.urn);
-        } catch (e) {
-          errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
-        }
-      }
+      const gone = [...this.state.values()].filter((r) => !registered.has(r.urn));
+      for (const r of gone) if (r.external && !preview) this.state.delete(r.urn);
+      const managed = gone.filter((r) => !r.external);
+      if (preview) managed.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name }));
+      else errors.push(...(await this.deleteAll(host, managed, steps)));
     }
     if (errors.length) throw new EngineError(errors, steps);
     return { steps, outputs: stripSecrets(outputs), diagnostics: host.stderr.slice(diagnosticsStart) };
@@ -342,6 +342,7 @@ export class Engine {
       deleteBeforeReplace: boolean;
       replaceOnChanges: string[];
       ignoreChanges: string[];
+      dependencies: string[];
     },
   ): Promise<{ id: string; wire: Props }> {
     const { urn, type, name } = reg;
@@ -366,7 +367,7 @@ export class Engine {
         return { id: created.id, outputs: created.properties };
       } catch (e) {
         if (e instanceof InitError) {
-          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons });
+          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons, dependencies: reg.dependencies });
         }
         throw new Error(`${urn}: create failed: ${(e as Error).message}`);
       }
@@ -376,7 +377,7 @@ export class Engine {
       steps.push({ op: "create", urn, type, name });
       if (preview) return answer("", inputs);
       const { id, outputs } = await create();
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
       return answer(id, outputs);
     }
 
@@ -387,7 +388,7 @@ export class Engine {
     const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name });
-      this.state.set(urn, { ...old, secretOutputs });
+      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies });
       return answer(old.id, old.outputs);
     }
     if (replaces.length) {
@@ -397,11 +398,11 @@ export class Engine {
         await host.delete(urn, old.id, old.outputs, old.inputs);
         this.state.delete(urn);
         const { id, outputs } = await create();
-        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
         return answer(id, outputs);
       }
       const { id, outputs } = await create();
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs });
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
       await host.delete(urn, old.id, old.outputs, old.inputs);
       return answer(id, outputs);
     }
@@ -410,7 +411,7 @@ export class Engine {
     const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
       throw new Error(`${urn}: update failed: ${e.message}`);
     });
-    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs });
+    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies });
     return answer(old.id, updated.properties);
   }
 
@@ -445,27 +446,48 @@ export class Engine {
     return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
   }
 
-  /** Deletes every resource in state, newest first. */
+  /** Deletes every resource in state, dependents before what they depend on, in parallel otherwise. */
   async destroy(): Promise<RunResult> {
     const host = await this.provider();
     const steps: Step[] = [];
-    const errors: string[] = [];
     const start = host.stderr.length;
-    for (const r of [...this.state.values()].reverse()) {
-      if (r.external) {
-        this.state.delete(r.urn);
-        continue;
-      }
-      try {
-        await host.delete(r.urn, r.id, r.outputs, r.inputs);
-        this.state.delete(r.urn);
-        steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
-      } catch (e) {
-        errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
-      }
-    }
+    for (const r of this.state.values()) if (r.external) this.state.delete(r.urn);
+    const errors = await this.deleteAll(host, [...this.state.values()], steps);
     if (errors.length) throw new EngineError(errors, steps);
     return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
+  }
+
+  /**
+   * Deletes `doomed` as the engine does: a resource waits for every doomed resource that depends on
+   * it; the rest run in parallel.
+   */
+  private async deleteAll(host: ProviderHost, doomed: StateResource[], steps: Step[]): Promise<string[]> {
+    const errors: string[] = [];
+    const order = new Map(doomed.map((r, i) => [r.urn, i]));
+    const done = new Map<string, Promise<boolean>>();
+    const dependentsOf = (r: StateResource) => doomed.filter((d) => d.dependencies?.includes(r.urn));
+    const remove = (r: StateResource): Promise<boolean> => {
+      let p = done.get(r.urn);
+      if (!p) {
+        p = (async () => {
+          const waits = await Promise.all(dependentsOf(r).map(remove));
+          if (waits.includes(false)) return false;
+          try {
+            await this.limiter.run(() => host.delete(r.urn, r.id, r.outputs, r.inputs));
+            this.state.delete(r.urn);
+            steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+            return true;
+          } catch (e) {
+            errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
+            return false;
+          }
+        })();
+        done.set(r.urn, p);
+      }
+      return p;
+    };
+    await Promise.all([...doomed].sort((a, b) => order.get(b.urn)! - order.get(a.urn)!).map(remove));
+    return errors;
   }
 
   async close(): Promise<void> {
