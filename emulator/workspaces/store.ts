@@ -198,8 +198,8 @@ export class Store {
   }
 
   addToken(principal: Principal): string {
-    // Real tokens are `<14 chars>.atlasv1.<~70 chars>`; the shape only matters for readability.
-    const token = `${randomBytes(7).toString("hex")}.atlasv1.${randomBytes(32).toString("hex")}`;
+    // Tokens read `<id>.wsv1.<secret>`; the shape only matters for readability.
+    const token = `${randomBytes(7).toString("hex")}.wsv1.${randomBytes(32).toString("hex")}`;
     this.tokens.set(token, principal);
     return token;
   }

@@ -206,7 +206,7 @@ afterEach(() => {
 describe("authentication and permissions", () => {
   it("answers 401 with a JSON:API error for a missing or unknown token", async () => {
     expectError(await call("GET", `/organizations/${emu.organization}/workspaces`, { token: null }), 401);
-    expectError(await call("GET", `/organizations/${emu.organization}/workspaces`, { token: "nope.atlasv1.nope" }), 401);
+    expectError(await call("GET", `/organizations/${emu.organization}/workspaces`, { token: "nope.wsv1.nope" }), 401);
   });
 
   it("accepts user, team and organization tokens on the seeded organization", async () => {
