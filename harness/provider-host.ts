@@ -5,7 +5,6 @@
  */
 import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 
@@ -26,34 +25,16 @@ function sdkModules(cwd: string) {
   };
 }
 
-/** The root of this package's installation (where its package.json is). */
-function packageRoot(): string {
-  let dir = __dirname;
-  while (dir !== path.dirname(dir)) {
-    const manifest = path.join(dir, "package.json");
-    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === PACKAGE_NAME) return dir;
-    dir = path.dirname(dir);
-  }
-  throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${__dirname}`);
-}
-
 /**
- * The shim in state requires `pulumi-keepstack/host` from the project's node_modules. Inside this
- * repository the package is not installed in its own node_modules, so a link directory on NODE_PATH
- * makes it resolvable (the link points at the compiled package).
+ * The shim in state requires `pulumi-keepstack/host` from the project's node_modules, as under the
+ * CLI. Checked on disk as Node would from the host's cwd (a test runner's resolver may answer otherwise).
  */
-function nodePathFor(cwd: string): string | undefined {
-  // Looked up on disk as Node would from the host's cwd (a test runner's own resolver may answer otherwise).
+function assertPackageInstalled(cwd: string): void {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, "node_modules", PACKAGE_NAME, "package.json"))) return undefined;
+    if (fs.existsSync(path.join(dir, "node_modules", PACKAGE_NAME, "package.json"))) return;
     if (dir === path.dirname(dir)) break;
   }
-  const link = path.join(os.tmpdir(), `keepstack-link-${process.pid}`, "node_modules");
-  if (!fs.existsSync(path.join(link, PACKAGE_NAME))) {
-    fs.mkdirSync(link, { recursive: true });
-    fs.symlinkSync(packageRoot(), path.join(link, PACKAGE_NAME), "dir");
-  }
-  return link;
+  throw new Error(`${PACKAGE_NAME} is not installed in ${cwd} or above: the provider host could not load it`);
 }
 
 export interface CheckResult {
@@ -99,13 +80,8 @@ export class ProviderHost {
 
   static async start(options: HostOptions): Promise<ProviderHost> {
     const sdk = sdkModules(options.cwd);
-    const nodePath = nodePathFor(options.cwd);
-    const env = {
-      ...process.env,
-      ...options.env,
-      PULUMI_NODEJS_PROJECT: options.project,
-      ...(nodePath ? { NODE_PATH: [nodePath, process.env.NODE_PATH].filter(Boolean).join(path.delimiter) } : {}),
-    };
+    assertPackageInstalled(options.cwd);
+    const env = { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project };
     const child = spawn(process.execPath, [sdk.hostScript, "127.0.0.1:0"], {
       cwd: options.cwd,
       env,
