@@ -4,10 +4,12 @@
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig, ServiceName } from "./config";
 import { KeepClient } from "./keep-client";
+import { MeshClient } from "./mesh-client";
 
 export interface OperationContext {
   config(service: ServiceName): ServiceConfig;
   keep(): KeepClient;
+  mesh(): MeshClient;
   /** A message for the user, shown in the engine's log. */
   warn(message: string): void;
 }
@@ -45,6 +47,7 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
   return {
     config,
     keep: () => client("keep", (c) => new KeepClient(c)),
+    mesh: () => client("mesh", (c) => new MeshClient(c)),
     warn: (message) => console.error(`warning: ${message}`),
   };
 }

@@ -6,5 +6,6 @@ import type { ResourceSpec } from "../provider/spec";
 import { aclPolicySpec } from "./keep/policies/acl";
 import { egpPolicySpec } from "./keep/policies/egp";
 import { rgpPolicySpec } from "./keep/policies/rgp";
+import { partitionSpec } from "./mesh/partition";
 
-export const allSpecs: readonly ResourceSpec[] = [aclPolicySpec, rgpPolicySpec, egpPolicySpec] as unknown as ResourceSpec[];
+export const allSpecs: readonly ResourceSpec[] = [aclPolicySpec, rgpPolicySpec, egpPolicySpec, partitionSpec] as unknown as ResourceSpec[];

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+/**
+ * `npm run quickstart`: runs examples/quickstart against the embedded local emulator (a test double
+ * of the services). With the Pulumi CLI on the PATH it uses the CLI and a local file backend in a
+ * temporary directory; otherwise it runs the program through the engine harness and says so.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startEmulator } from "../emulator";
+import { Engine, RunResult, summarize } from "./engine";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const exampleDir = path.join(repoRoot, "examples", "quickstart");
+
+function describe(label: string, result: RunResult): void {
+  const counts = Object.entries(summarize(result.steps))
+    .map(([op, n]) => (op === "same" ? `${n} unchanged` : `${n} to ${op}`))
+    .join(", ");
+  console.log(`${label}: ${counts || "nothing to do"}`);
+  for (const step of result.steps) {
+    const detail = step.diffs?.length ? ` (${step.diffs.join(", ")})` : "";
+    console.log(`  ${step.op.padEnd(8)} ${step.type.replace("pulumi-nodejs:dynamic/", "")} ${step.name}${detail}`);
+  }
+  if (Object.keys(result.outputs).length) console.log(`  outputs: ${JSON.stringify(result.outputs)}`);
+}
+
+function hasPulumiCli(): boolean {
+  return spawnSync("pulumi", ["version"], { stdio: "ignore" }).status === 0;
+}
+
+async function withCli(config: Record<string, string>): Promise<void> {
+  const backend = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-quickstart-"));
+  const env = { ...process.env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "quickstart" };
+  const pulumi = (...args: string[]) => {
+    console.log(`$ pulumi ${args.join(" ")}`);
+    const run = spawnSync("pulumi", args, { cwd: repoRoot, env, stdio: "inherit" });
+    if (run.status !== 0) throw new Error(`pulumi ${args[0]} failed`);
+  };
+  try {
+    pulumi("stack", "init", "quickstart", "--non-interactive");
+    pulumi("config", "set", "keep:address", config["keep:address"]);
+    pulumi("config", "set", "--secret", "keep:token", config["keep:token"]);
+    pulumi("preview", "--non-interactive");
+    pulumi("up", "--yes", "--skip-preview", "--non-interactive");
+    pulumi("preview", "--expect-no-changes", "--non-interactive");
+    pulumi("destroy", "--yes", "--non-interactive");
+    pulumi("stack", "rm", "--yes", "--non-interactive");
+  } finally {
+    fs.rmSync(backend, { recursive: true, force: true });
+  }
+}
+
+async function withHarness(config: Record<string, string>, requests: () => number): Promise<void> {
+  console.log("The Pulumi CLI is not installed: running the program through the engine harness");
+  console.log("(the real dynamic provider host of @pulumi/pulumi, driven over gRPC in the engine's order).\n");
+  // The example is TypeScript, as the CLI would run it.
+  require("ts-node").register({ transpileOnly: true, project: path.join(exampleDir, "tsconfig.json") });
+  const program = require(path.join(exampleDir, "index.ts")) as () => Promise<unknown>;
+  const engine = new Engine({ project: "keepstack-quickstart", stack: "quickstart", cwd: exampleDir, config, secretConfig: ["keep:token"] });
+  try {
+    const before = requests();
+    describe("preview", await engine.preview(program));
+    console.log(`  (requests sent to the service during preview: ${requests() - before})`);
+    describe("up", await engine.up(program));
+    describe("preview again", await engine.preview(program));
+    describe("destroy", await engine.destroy());
+  } finally {
+    await engine.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const emu = await startEmulator();
+  console.log(`Local emulator of the secrets service (a test double) at ${emu.keep.url}\n`);
+  const config = { "keep:address": emu.keep.url, "keep:token": emu.keep.rootToken };
+  try {
+    if (hasPulumiCli()) await withCli(config);
+    else await withHarness(config, () => emu.keep.log.count);
+    console.log("\nQuickstart done.");
+  } finally {
+    await emu.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,303 @@
+/**
+ * Client of the mesh service: `/v1` paths, `X-Mesh-Token`, namespaces (rule 4 of the spec), the
+ * `consistent` read mode on demand and blocking queries (`index` + `wait`, the index answered in the
+ * `X-Mesh-Index` header). Errors the service decides on its servers arrive as 500 with a text message;
+ * the ones retrying cannot change are recognised by their message and never retried.
+ */
+import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
+import { IAxiosRetryConfigExtended } from "axios-retry";
+import { ServiceConfig } from "./config";
+import { ApiError } from "./errors";
+import { createHttpClient, retryPolicyOf, RetryPolicy } from "./http";
+
+/** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
+export const MESH_INDEX_HEADER = "X-Mesh-Index";
+
+/** The service caps the wait of a blocking query at 10 minutes. */
+export const MAX_BLOCKING_WAIT_MS = 10 * 60_000;
+/** Wait the service applies when a blocking query names none. */
+export const DEFAULT_BLOCKING_WAIT_MS = 5 * 60_000;
+
+export interface BlockingQuery {
+  /** Index of the previous answer (its `X-Mesh-Index`): the answer waits until the data changes past it. */
+  index: number;
+  /** Longest wait: a duration such as "30s", "5m", "1m30s", or a number of seconds. At most 10 minutes; default 5 minutes. */
+  wait?: string | number;
+}
+
+export interface MeshRequestOptions {
+  /** Namespace of this request, sent as the `ns` query parameter (it wins over the configured `X-Mesh-Namespace`). */
+  namespace?: string;
+  /** Admin partition of this request (agent endpoints), sent as the `partition` query parameter; overrides `mesh:partition`. */
+  partition?: string;
+  /** Read with the `consistent` mode (the leader confirms it is still the leader). */
+  consistent?: boolean;
+  blocking?: BlockingQuery;
+}
+
+export interface MeshAnswer<T> {
+  body: T;
+  /** Value of `X-Mesh-Index`, when the service sent one. */
+  index?: number;
+}
+
+export interface MeshPartition {
+  Name: string;
+  Description: string;
+  DeletedAt?: string;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+export interface MeshCaRoot {
+  ID: string;
+  Name: string;
+  SerialNumber: number;
+  SigningKeyID: string;
+  ExternalTrustDomain: string;
+  NotBefore: string;
+  NotAfter: string;
+  RootCert: string;
+  IntermediateCerts: string[] | null;
+  Active: boolean;
+  PrivateKeyType: string;
+  PrivateKeyBits: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+export interface MeshCaRoots {
+  ActiveRootID: string;
+  TrustDomain?: string;
+  Roots: MeshCaRoot[];
+}
+
+export interface MeshLeafCertificate {
+  SerialNumber: string;
+  CertPEM: string;
+  PrivateKeyPEM: string;
+  Service: string;
+  ServiceURI: string;
+  ValidAfter: string;
+  ValidBefore: string;
+  Namespace: string;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+export interface MeshAuthorizeRequest {
+  Target: string;
+  ClientCertURI: string;
+  ClientCertSerial: string;
+}
+
+export interface MeshAuthorizeAnswer {
+  Authorized: boolean;
+  Reason: string;
+}
+
+/** Refusals the service answers as 500 with a message; retrying cannot change them. */
+export type MeshRefusal = "default-partition" | "being-deleted" | "already-exists";
+
+const REFUSALS: readonly { kind: MeshRefusal; pattern: RegExp }[] = [
+  { kind: "default-partition", pattern: /cannot delete the default partition/i },
+  { kind: "being-deleted", pattern: /is being deleted/i },
+  { kind: "already-exists", pattern: /already exists/i },
+];
+
+function refusalOfText(status: number | undefined, text: string): MeshRefusal | undefined {
+  if (status !== 500) return undefined;
+  return REFUSALS.find((r) => r.pattern.test(text))?.kind;
+}
+
+/** Which permanent refusal an error is, if any. */
+export function meshRefusalOf(error: unknown): MeshRefusal | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  return refusalOfText(error.status, error.messages.join("\n"));
+}
+
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a wait given as a duration ("30s", "1m30s", "500ms") or a number of seconds. */
+export function parseWait(wait: string | number): number {
+  const fail = (): never => {
+    throw new Error(`wait must be a duration such as "30s" or "5m", or a number of seconds, got ${JSON.stringify(wait)}`);
+  };
+  let ms: number;
+  if (typeof wait === "number") {
+    if (!Number.isFinite(wait) || wait < 0) fail();
+    ms = wait * 1000;
+  } else if (/^\d+(\.\d+)?$/.test(wait)) {
+    ms = Number(wait) * 1000;
+  } else {
+    const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
+    ms = 0;
+    let at = 0;
+    if (!wait) fail();
+    while (at < wait.length) {
+      part.lastIndex = at;
+      const match = part.exec(wait);
+      if (!match) fail();
+      ms += Number(match![1]) * UNIT_MS[match![2]];
+      at = part.lastIndex;
+    }
+  }
+  if (ms > MAX_BLOCKING_WAIT_MS) {
+    throw new Error(`wait ${JSON.stringify(wait)} is longer than the 10 minutes the service allows for a blocking query`);
+  }
+  return ms;
+}
+
+/** The wait as the service reads it: a duration with a unit (a bare number means seconds). */
+function waitParameter(wait: string | number): string {
+  return typeof wait === "number" || /^\d+(\.\d+)?$/.test(wait) ? `${Number(wait)}s` : wait;
+}
+
+/** The shared retry policy, except that refusals the service decided are final. */
+function retryConditionOf(policy: RetryPolicy) {
+  return (error: AxiosError): boolean => {
+    const status = error.response?.status;
+    const body = error.response?.data;
+    if (refusalOfText(status, typeof body === "string" ? body : "")) return false;
+    const retriesSoFar = (error.config as { "axios-retry"?: IAxiosRetryConfigExtended } | undefined)?.["axios-retry"]?.retryCount ?? 0;
+    // The same rule as the client's default condition (provider/http.ts).
+    if (status === 429) return retriesSoFar < policy.rateLimitRetries;
+    if (retriesSoFar >= policy.retries) return false;
+    if (status !== undefined) return policy.retryStatuses.includes(status);
+    return error.code !== undefined && policy.retryCodes.includes(error.code);
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class MeshClient {
+  private readonly http: AxiosInstance;
+  private readonly retryCondition: (error: AxiosError) => boolean;
+
+  constructor(readonly config: ServiceConfig) {
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (config.token) headers["X-Mesh-Token"] = config.token;
+    // Rule 4: the header is below the `ns` query parameter, which per-request namespaces use.
+    if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
+    this.http = createHttpClient({ config, basePath: "/v1", headers });
+    this.retryCondition = retryConditionOf(retryPolicyOf(config));
+  }
+
+  /** Sends one request; `query` entries whose value is `true` are sent bare (`?consistent`). */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Record<string, string | true | undefined>; blocking?: BlockingQuery } = {},
+  ): Promise<MeshAnswer<T>> {
+    const query: Record<string, string | true | undefined> = { ...options.query };
+    let timeout = this.config.timeoutMs;
+    if (options.blocking) {
+      const { index, wait } = options.blocking;
+      if (!Number.isSafeInteger(index) || index < 0) throw new Error(`index must be a whole number >= 0, got ${index}`);
+      const waitMs = wait === undefined ? DEFAULT_BLOCKING_WAIT_MS : parseWait(wait);
+      query.index = String(index);
+      if (wait !== undefined) query.wait = waitParameter(wait);
+      // The service holds the answer for the wait plus up to wait/16 of jitter; the attempt timeout covers both.
+      timeout += waitMs + waitMs / 16;
+    }
+    const search = Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => (v === true ? encodeURIComponent(k) : `${encodeURIComponent(k)}=${encodeURIComponent(v as string)}`))
+      .join("&");
+    const config: AxiosRequestConfig & { "axios-retry": IAxiosRetryConfigExtended } = {
+      method,
+      url: search ? `${path}?${search}` : path,
+      data: options.body,
+      timeout,
+      // Per-call retry condition: refusals the service decided are final.
+      "axios-retry": { retryCondition: this.retryCondition },
+    };
+    const response = await this.http.request<T>(config);
+    const header = response.headers[MESH_INDEX_HEADER.toLowerCase()];
+    const index = header === undefined || header === "" ? undefined : Number(header);
+    return { body: response.data, index: Number.isFinite(index) ? index : undefined };
+  }
+
+  /** The `consistent` mode of a read, when asked for. */
+  private readQuery(options: MeshRequestOptions): Record<string, string | true | undefined> {
+    return options.consistent ? { consistent: true } : {};
+  }
+
+  /** `ns` and `partition` of the agent endpoints. */
+  private scopeQuery(options: MeshRequestOptions, withNamespace: boolean): Record<string, string | undefined> {
+    return {
+      ns: withNamespace ? options.namespace || undefined : undefined,
+      partition: options.partition ?? this.config.partition,
+    };
+  }
+
+  // ---- Partitions.
+
+  /** Undefined when the partition does not exist. */
+  async readPartition(name: string, options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition | undefined> {
+    try {
+      return (await this.request<MeshPartition>("GET", `partition/${encodeURIComponent(name)}`, { query: this.readQuery(options) })).body;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async listPartitions(options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition[]> {
+    const answer = await this.request<MeshPartition[] | null>("GET", "partitions", { query: this.readQuery(options) });
+    return answer.body ?? [];
+  }
+
+  async createPartition(name: string, description: string): Promise<MeshPartition> {
+    return (await this.request<MeshPartition>("PUT", "partition", { body: { Name: name, Description: description } })).body;
+  }
+
+  /** The payload's `Name` is the path's name, as the service requires when it is given. */
+  async updatePartition(name: string, description: string): Promise<MeshPartition> {
+    return (await this.request<MeshPartition>("PUT", `partition/${encodeURIComponent(name)}`, { body: { Name: name, Description: description } }))
+      .body;
+  }
+
+  /** Marks the partition for deletion; the service removes it in the background. */
+  async deletePartition(name: string): Promise<void> {
+    await this.request("DELETE", `partition/${encodeURIComponent(name)}`);
+  }
+
+  /**
+   * Polls (consistent reads, backoff from `retryBaseDelayMs` doubling to 5 s) until the partition is
+   * gone. False when it is still there after `timeoutMs`.
+   */
+  async waitForPartitionRemoval(name: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    let delay = Math.max(1, this.config.retryBaseDelayMs);
+    for (;;) {
+      if (!(await this.readPartition(name, { consistent: true }))) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await sleep(Math.min(left, delay / 2 + (Math.random() * delay) / 2));
+      delay = Math.min(delay * 2, 5_000);
+    }
+  }
+
+  // ---- Agent-local mesh endpoints.
+
+  /** Whether `ClientCertURI` may connect to `Target`. The namespace goes as `ns` and in the body. */
+  async authorize(request: MeshAuthorizeRequest, options: Pick<MeshRequestOptions, "namespace" | "partition"> = {}): Promise<MeshAuthorizeAnswer> {
+    const body = options.namespace ? { ...request, Namespace: options.namespace } : request;
+    return (await this.request<MeshAuthorizeAnswer>("POST", "agent/connect/authorize", { body, query: this.scopeQuery(options, true) })).body;
+  }
+
+  async caRoots(options: Omit<MeshRequestOptions, "namespace"> = {}): Promise<MeshAnswer<MeshCaRoots>> {
+    return this.request<MeshCaRoots>("GET", "agent/connect/ca/roots", {
+      query: { ...this.readQuery(options), ...this.scopeQuery(options, false) },
+      blocking: options.blocking,
+    });
+  }
+
+  async leafCertificate(service: string, options: MeshRequestOptions = {}): Promise<MeshAnswer<MeshLeafCertificate>> {
+    return this.request<MeshLeafCertificate>("GET", `agent/connect/ca/leaf/${encodeURIComponent(service)}`, {
+      query: { ...this.readQuery(options), ...this.scopeQuery(options, true) },
+      blocking: options.blocking,
+    });
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * Functions over the agent's connect endpoints: `authorize`, `getCaRoots`, `getLeafCertificate`.
+ * Dynamic providers have no invoke, so these run in the program's process with the program's stack
+ * configuration (`mesh:address`, `mesh:token`, ...), through `programContext()`.
+ *
+ * `getCaRoots` and `getLeafCertificate` accept a blocking query (`index`, `wait`): pass the `index` of
+ * a previous answer and the call returns once the roots rotate or a new certificate is needed, or when
+ * the wait ends. `authorize` has no blocking queries on the service.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { settingLabel } from "../../provider/config";
+import { programContext } from "../../provider/context";
+import { ApiError } from "../../provider/errors";
+import { BlockingQuery, MeshClient, MeshLeafCertificate, parseWait } from "../../provider/mesh-client";
+import { validateInputs } from "../../provider/validate";
+
+const text = (what: string) => z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
+
+const blockingArgs = {
+  /**
+   * Index of a previous answer (its `index`): the call waits until the data changes past it (root
+   * rotation, a new certificate needed) or until `wait` ends.
+   */
+  index: z.number().int().min(0).optional(),
+  /** Longest wait of a blocking query: a duration such as "30s" or "5m", or a number of seconds; at most 10 minutes (default 5). */
+  wait: z.union([z.string(), z.number()]).optional(),
+};
+
+const authorizeArgs = z.strictObject({
+  /** Name of the service the client wants to connect to. */
+  target: text("the destination service"),
+  /** URI SAN of the client certificate, such as `spiffe://<trust-domain>/ns/default/dc/dc1/svc/web`. */
+  clientCertUri: text("the client certificate's URI SAN"),
+  /** Serial number of the client certificate, colon-separated hex (`0a:1b:...`). */
+  clientCertSerial: text("the client certificate's serial"),
+  /** Namespace of the target (enterprise); overrides `mesh:namespace`. */
+  namespace: z.string().optional(),
+});
+
+const caRootsArgs = z.strictObject({ ...blockingArgs });
+
+const leafArgs = z.strictObject({
+  /** Service the certificate identifies; it need not exist in the catalog, but the token needs `service:write` on it. */
+  service: text("the service the certificate identifies"),
+  /** Namespace of the service (enterprise); overrides `mesh:namespace`. */
+  namespace: z.string().optional(),
+  ...blockingArgs,
+});
+
+export type AuthorizeArgs = z.input<typeof authorizeArgs>;
+export type GetCaRootsArgs = z.input<typeof caRootsArgs>;
+export type GetLeafCertificateArgs = z.input<typeof leafArgs>;
+
+export interface AuthorizeResult {
+  /** Whether the client may connect to the target. */
+  authorized: boolean;
+  /** Why: the intention that matched, or the default behaviour. */
+  reason: string;
+}
+
+export interface CaRoot {
+  id: string;
+  name: string;
+  serialNumber: number;
+  signingKeyId: string;
+  externalTrustDomain: string;
+  /** RFC 3339. */
+  notBefore: string;
+  /** RFC 3339. */
+  notAfter: string;
+  /** PEM certificate of the root. */
+  rootCertPem: string;
+  /** PEM intermediates; empty when the service lists none. */
+  intermediateCertPems: string[];
+  active: boolean;
+  privateKeyType: string;
+  privateKeyBits: number;
+  createIndex: number;
+  modifyIndex: number;
+}
+
+export interface GetCaRootsResult {
+  /** ID of the root that signs new certificates. */
+  activeRootId: string;
+  /** SPIFFE trust domain, when the service names it. */
+  trustDomain?: string;
+  roots: CaRoot[];
+  /** The answer's index (`X-Mesh-Index`): pass it as `index` to wait for the next rotation. */
+  index: number;
+}
+
+export interface GetLeafCertificateResult {
+  service: string;
+  /** URI SAN of the certificate (SPIFFE ID of the service). */
+  serviceUri: string;
+  namespace: string;
+  /** Colon-separated hex. */
+  serialNumber: string;
+  /** PEM certificate. */
+  certificatePem: string;
+  /** PEM private key of the certificate, as a Pulumi secret. */
+  privateKeyPem: pulumi.Output<string>;
+  /** Start of validity (RFC 3339). */
+  validAfter: string;
+  /** End of validity (RFC 3339). */
+  validBefore: string;
+  createIndex: number;
+  modifyIndex: number;
+  /** The answer's index (`X-Mesh-Index`): pass it as `index` to wait for the next certificate. */
+  index: number;
+}
+
+/** An error of a mesh function: which call, what the service said, what to do. */
+export class MeshFunctionError extends Error {
+  override readonly name = "MeshFunctionError";
+}
+
+function parseArgs<T>(fn: string, schema: z.ZodType<T>, args: unknown): T {
+  const result = validateInputs(schema, (args ?? {}) as Record<string, unknown>);
+  if (result.failures.length || result.value === undefined) {
+    throw new MeshFunctionError(`mesh.${fn}: invalid arguments: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+  }
+  return result.value;
+}
+
+function blockingOf(fn: string, args: { index?: number; wait?: string | number }): BlockingQuery | undefined {
+  if (args.index === undefined) {
+    if (args.wait !== undefined) throw new MeshFunctionError(`mesh.${fn}: wait applies to a blocking query: give index too`);
+    return undefined;
+  }
+  if (args.wait !== undefined) {
+    try {
+      parseWait(args.wait);
+    } catch (e) {
+      throw new MeshFunctionError(`mesh.${fn}: ${(e as Error).message}`);
+    }
+  }
+  return { index: args.index, wait: args.wait };
+}
+
+/** Runs one call, turning a failure into a message that names the function and what to fix. */
+async function call<T>(fn: string, what: string, permission: string | undefined, run: (client: MeshClient) => Promise<T>): Promise<T> {
+  try {
+    return await run(programContext().mesh());
+  } catch (e) {
+    const head = `mesh.${fn}(${what}) failed`;
+    if (e instanceof ApiError) {
+      let hint = "see the service's message";
+      if (e.status === 0) hint = `check that the service is reachable at ${settingLabel("mesh", "address")}`;
+      else if (e.status === 401 || e.status === 403) {
+        hint = permission
+          ? `the token (${settingLabel("mesh", "token")}) needs ${permission}`
+          : `the token (${settingLabel("mesh", "token")}) was refused`;
+      } else if (e.status === 429 || e.status >= 500) hint = "the service stayed unavailable: try again later";
+      throw new MeshFunctionError(`${head}: ${e.message}. ${hint}.`);
+    }
+    throw new MeshFunctionError(`${head}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * Asks the agent whether a client certificate may connect to a service, from the intentions (an
+ * intention with layer-7 permissions counts as deny). Verify the client certificate against
+ * `getCaRoots()` first. Needs `service:write` on the target.
+ */
+export async function authorize(args: AuthorizeArgs): Promise<AuthorizeResult> {
+  const a = parseArgs("authorize", authorizeArgs, args);
+  const answer = await call("authorize", `target "${a.target}"`, `service:write on "${a.target}"`, (client) =>
+    client.authorize(
+      { Target: a.target, ClientCertURI: a.clientCertUri, ClientCertSerial: a.clientCertSerial },
+      { namespace: a.namespace || undefined },
+    ),
+  );
+  return { authorized: answer.Authorized === true, reason: answer.Reason ?? "" };
+}
+
+/** The trusted CA roots and the active root's ID. Needs no permission. */
+export async function getCaRoots(args: GetCaRootsArgs = {}): Promise<GetCaRootsResult> {
+  const a = parseArgs("getCaRoots", caRootsArgs, args);
+  const blocking = blockingOf("getCaRoots", a);
+  const answer = await call("getCaRoots", "", undefined, (client) => client.caRoots({ blocking }));
+  const roots = (answer.body.Roots ?? []).map(
+    (r): CaRoot => ({
+      id: r.ID,
+      name: r.Name,
+      serialNumber: r.SerialNumber,
+      signingKeyId: r.SigningKeyID,
+      externalTrustDomain: r.ExternalTrustDomain,
+      notBefore: r.NotBefore,
+      notAfter: r.NotAfter,
+      rootCertPem: r.RootCert,
+      intermediateCertPems: r.IntermediateCerts ?? [],
+      active: r.Active,
+      privateKeyType: r.PrivateKeyType,
+      privateKeyBits: r.PrivateKeyBits,
+      createIndex: r.CreateIndex,
+      modifyIndex: r.ModifyIndex,
+    }),
+  );
+  return {
+    activeRootId: answer.body.ActiveRootID,
+    ...(answer.body.TrustDomain ? { trustDomain: answer.body.TrustDomain } : {}),
+    roots,
+    index: answer.index ?? Math.max(0, ...roots.map((r) => r.modifyIndex)),
+  };
+}
+
+/**
+ * The leaf certificate of a service, signed by the active root, with its private key as a secret.
+ * The agent caches it until it nears expiry or the roots rotate. Needs `service:write` on the service.
+ */
+export async function getLeafCertificate(args: GetLeafCertificateArgs): Promise<GetLeafCertificateResult> {
+  const a = parseArgs("getLeafCertificate", leafArgs, args);
+  const blocking = blockingOf("getLeafCertificate", a);
+  const answer = await call("getLeafCertificate", `service "${a.service}"`, `service:write on "${a.service}"`, (client) =>
+    client.leafCertificate(a.service, { namespace: a.namespace || undefined, blocking }),
+  );
+  const leaf: MeshLeafCertificate = answer.body;
+  return {
+    service: leaf.Service,
+    serviceUri: leaf.ServiceURI,
+    namespace: leaf.Namespace,
+    serialNumber: leaf.SerialNumber,
+    certificatePem: leaf.CertPEM,
+    privateKeyPem: pulumi.secret(leaf.PrivateKeyPEM),
+    validAfter: leaf.ValidAfter,
+    validBefore: leaf.ValidBefore,
+    createIndex: leaf.CreateIndex,
+    modifyIndex: leaf.ModifyIndex,
+    index: answer.index ?? leaf.ModifyIndex,
+  };
+}
