@@ -1,6 +1,7 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project with the quickstart
- * program, run there through the packaged harness against the packaged emulator. The provider host
+ * program, run there through the packaged harness against the packaged emulator (packed from the
+ * dist/ that `npm test` just built, so no rebuild runs under other tests). The provider host
  * loads the package from that project's node_modules, as under the Pulumi CLI.
  */
 import { execFileSync } from "node:child_process";
@@ -45,7 +46,7 @@ describe("npm pack", () => {
   afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
   test("installs into a fresh project and runs the quickstart there", () => {
-    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", project], { cwd: repoRoot, encoding: "utf8" })
+    const tarball = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", project], { cwd: repoRoot, encoding: "utf8" })
       .trim()
       .split("\n")
       .pop()!;
