@@ -4,11 +4,13 @@
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig, ServiceName } from "./config";
 import { KeepClient } from "./keep-client";
+import { WorkspacesClient } from "./workspaces-client";
 import { MeshClient } from "./mesh-client";
 
 export interface OperationContext {
   config(service: ServiceName): ServiceConfig;
   keep(): KeepClient;
+  workspaces(): WorkspacesClient;
   mesh(): MeshClient;
   /** A message for the user, shown in the engine's log. */
   warn(message: string): void;
@@ -47,6 +49,7 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
   return {
     config,
     keep: () => client("keep", (c) => new KeepClient(c)),
+    workspaces: () => client("workspaces", (c) => new WorkspacesClient(c)),
     mesh: () => client("mesh", (c) => new MeshClient(c)),
     warn: (message) => console.error(`warning: ${message}`),
   };

@@ -3,8 +3,8 @@
  * configuration the host passed to `configure` (the only place credentials come from, besides the
  * environment) and dispatches each call to the machine of the resource's type token.
  *
- * `configure(req)` and `call(token, method, args)` are a stable contract: state written by every
- * earlier version of the package calls them.
+ * `dispatch(type, args)` and `call(type, method, args)` are a stable contract: the shim in state
+ * written by every earlier version of the package calls them.
  */
 import { ConfigLookup } from "./config";
 import { createContext, OperationContext } from "./context";
@@ -26,7 +26,8 @@ export function configure(req: { config: { get(key: string): string | undefined 
   context = undefined;
 }
 
-function machineFor(token: string): Machine {
+function machineFor(type: string): Machine {
+  const token = type.startsWith("pulumi-nodejs:dynamic/") ? type : `pulumi-nodejs:dynamic/${type}`;
   if (!machines) {
     machines = new Map();
     for (const spec of allSpecs) machines.set(tokenOf(spec), createMachine(spec, currentContext));
@@ -40,9 +41,25 @@ function machineFor(token: string): Machine {
 
 type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
-export async function call(token: string, method: Method, args: unknown[]): Promise<unknown> {
-  const machine = machineFor(token);
+export async function call(type: string, method: Method, args: unknown[]): Promise<unknown> {
+  const machine = machineFor(type);
   const fn = machine[method] as (...a: unknown[]) => Promise<unknown>;
-  if (typeof fn !== "function") throw new Error(`${token}: unknown provider method ${method}`);
+  if (typeof fn !== "function") throw new Error(`${type}: unknown provider method ${method}`);
   return fn.apply(machine, args);
+}
+
+function isConfigureRequest(value: unknown): value is Parameters<typeof configure>[0] {
+  const config = (value as { config?: { get?: unknown } } | undefined)?.config;
+  return typeof config?.get === "function";
+}
+
+/**
+ * The shim's shared function for configure, check, create and read, told apart by their arguments:
+ * configure gets a request whose `config` has a `get` function; read gets an ID (a string) first;
+ * check gets two property bags; create gets one. Properties arriving from the engine are plain data.
+ */
+export async function dispatch(type: string, args: unknown[]): Promise<unknown> {
+  if (isConfigureRequest(args[0])) return configure(args[0]);
+  if (typeof args[0] === "string") return call(type, "read", args);
+  return call(type, args.length >= 2 ? "check" : "create", args);
 }

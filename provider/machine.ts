@@ -143,9 +143,11 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const replaces = changed.filter((k) => replaceKeys.has(k));
       let deleteBeforeReplace = false;
       if (replaces.length && !containsUnknown(news)) {
-        // Replacing with an object of the same natural ID must delete the old one first.
+        // Replacing with an object of the same natural ID must delete the old one first. The ID in
+        // state may be of another form (`ws-…`), so the natural ID of the old outputs counts too.
         try {
-          deleteBeforeReplace = spec.naturalId(parse(news) as never) === id;
+          const next = spec.naturalId(parse(news) as never);
+          deleteBeforeReplace = next === id || next === spec.naturalId(withoutProvider(olds) as never);
         } catch {
           deleteBeforeReplace = false;
         }
@@ -165,7 +167,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       if (inputs[ADOPT_KEY]) {
         let existing;
         try {
-          existing = await spec.read(ctx, naturalId);
+          existing = await spec.read(ctx, spec.adoptionId?.(inputs as never) ?? naturalId);
         } catch (e) {
           return fail(naturalId, "adopt", e);
         }
@@ -177,14 +179,15 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             new Error("adopt is set but no such object exists on the service: create it there first, or remove `adopt` to let this program create it"),
           );
         }
+        const id = existing.id ?? naturalId;
         const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
         if (!drifted && !inputKeys.some((k) => writeOnly.has(k) && inputs[k] !== undefined)) {
-          return { id: naturalId, outs: outputsOf(inputs, existing.computed) };
+          return { id, outs: outputsOf(inputs, existing.computed) };
         }
         try {
-          const computed = await spec.update(ctx, naturalId, inputs as never, current);
-          return { id: naturalId, outs: outputsOf(inputs, computed) };
+          const computed = await spec.update(ctx, id, inputs as never, current);
+          return { id, outs: outputsOf(inputs, computed) };
         } catch (e) {
           return fail(naturalId, "adopt (converging to the declared inputs)", e);
         }
@@ -218,7 +221,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       if (!found) return { id: "", props: {} };
       const inputs: Props = { ...prior, ...spec.fromId(id), ...found.inputs };
       for (const key of writeOnly) if (prior[key] !== undefined) inputs[key] = prior[key];
-      return { id, props: outputsOf(inputs, found.computed) };
+      return { id: found.id ?? id, props: outputsOf(inputs, found.computed) };
     },
 
     async update(id, olds, news) {

@@ -177,7 +177,7 @@ export class MeshClient {
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (config.token) headers["X-Mesh-Token"] = config.token;
-    // Rule 4: the header is below the `ns` query parameter, which per-request namespaces use.
+    // Rule 4: this header ranks below the `ns` query parameter that per-call namespaces use.
     if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
     this.http = createHttpClient({ config, basePath: "/v1", headers });
     this.retryCondition = retryConditionOf(retryPolicyOf(config));

@@ -1,23 +1,33 @@
 /**
  * The provider object Pulumi serializes into every resource's state (`__provider`). It captures
- * nothing but two strings: each method loads the installed package at call time and dispatches by
- * type token, so the state stays small, survives moved files, and holds no credential.
+ * nothing but the resource's type (a string): each function loads the installed package at call time
+ * and dispatches by type, so the state stays small, survives moved files, and holds no credential.
+ *
+ * The serializer writes every distinct function out in full, once per resource in state. So the
+ * shim has four: one shared by configure, check, create and read (their arguments tell them apart,
+ * see `dispatch` in host.ts), and one each for diff, update and delete (whose arguments look alike).
  */
 import type * as pulumi from "@pulumi/pulumi";
 
-/** The package's own name; the host module is required through it from the user's node_modules. */
+/** The package's own name; the shim requires `pulumi-keepstack/host` from the user's node_modules. */
 export const PACKAGE_NAME = "pulumi-keepstack";
 
+/** `keep:AclPolicy` for the token `pulumi-nodejs:dynamic/keep:AclPolicy`. */
+export function shortType(token: string): string {
+  return token.replace(/^pulumi-nodejs:dynamic\//, "");
+}
+
 export function createShim(token: string): pulumi.dynamic.ResourceProvider {
-  const host = `${PACKAGE_NAME}/host`;
-  const t = token;
+  const t = shortType(token);
+  // The module name is written out in each function: a literal costs nothing to serialize.
+  const byArguments = (...a: unknown[]) => require("pulumi-keepstack/host").dispatch(t, a);
   return {
-    configure: (req) => require(host).configure(req),
-    check: (olds, news) => require(host).call(t, "check", [olds, news]),
-    diff: (id, olds, news) => require(host).call(t, "diff", [id, olds, news]),
-    create: (inputs) => require(host).call(t, "create", [inputs]),
-    read: (id, props) => require(host).call(t, "read", [id, props]),
-    update: (id, olds, news) => require(host).call(t, "update", [id, olds, news]),
-    delete: (id, props) => require(host).call(t, "delete", [id, props]),
-  };
+    configure: byArguments,
+    check: byArguments,
+    create: byArguments,
+    read: byArguments,
+    diff: (...a: unknown[]) => require("pulumi-keepstack/host").call(t, "diff", a),
+    update: (...a: unknown[]) => require("pulumi-keepstack/host").call(t, "update", a),
+    delete: (...a: unknown[]) => require("pulumi-keepstack/host").call(t, "delete", a),
+  } as unknown as pulumi.dynamic.ResourceProvider;
 }

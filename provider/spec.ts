@@ -14,6 +14,11 @@ export type InputShape = z.ZodObject<z.ZodRawShape>;
 export interface ReadResult<I, C> {
   inputs: Partial<I>;
   computed: C;
+  /**
+   * The object's own ID, when it was read through another form of ID (a workspace adopted by
+   * `<organization>/<name>` has the ID `ws-…`); state then keeps this one.
+   */
+  id?: string;
 }
 
 export interface ResourceSpec<S extends InputShape = InputShape, O extends InputShape = InputShape> {
@@ -36,6 +41,8 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   normalize?: { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => unknown };
   /** The natural ID of the object the inputs declare (for adoption and replacement planning). */
   naturalId(inputs: z.output<S>): string;
+  /** The ID adoption reads, when the inputs name it otherwise than by the natural ID (a workspace's `adoptId`). */
+  adoptionId?(inputs: z.output<S>): string | undefined;
   /** The inputs an ID determines (the name, the namespace...), for `get`, adoption and import. */
   fromId(id: string): Partial<z.output<S>>;
   create(ctx: OperationContext, inputs: z.output<S>): Promise<{ id: string; computed: z.output<O> }>;

@@ -7,5 +7,7 @@ import { aclPolicySpec } from "./keep/policies/acl";
 import { egpPolicySpec } from "./keep/policies/egp";
 import { rgpPolicySpec } from "./keep/policies/rgp";
 import { partitionSpec } from "./mesh/partition";
+import { configurationVersionSpec } from "./workspaces/configuration-version";
+import { workspaceSpec } from "./workspaces/workspace";
 
-export const allSpecs: readonly ResourceSpec[] = [aclPolicySpec, rgpPolicySpec, egpPolicySpec, partitionSpec] as unknown as ResourceSpec[];
+export const allSpecs: readonly ResourceSpec[] = [aclPolicySpec, rgpPolicySpec, egpPolicySpec, partitionSpec, workspaceSpec, configurationVersionSpec] as unknown as ResourceSpec[];

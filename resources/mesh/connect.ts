@@ -119,7 +119,9 @@ export class MeshFunctionError extends Error {
 function parseArgs<T>(fn: string, schema: z.ZodType<T>, args: unknown): T {
   const result = validateInputs(schema, (args ?? {}) as Record<string, unknown>);
   if (result.failures.length || result.value === undefined) {
-    throw new MeshFunctionError(`mesh.${fn}: invalid arguments: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+    // The shared validation speaks of resource properties; these are arguments.
+    const reasons = result.failures.map((f) => `${f.property}: ${f.reason.replace("a property of this resource", `an argument of mesh.${fn}`)}`);
+    throw new MeshFunctionError(`mesh.${fn}: invalid arguments: ${reasons.join("; ")}`);
   }
   return result.value;
 }
@@ -149,9 +151,8 @@ async function call<T>(fn: string, what: string, permission: string | undefined,
       let hint = "see the service's message";
       if (e.status === 0) hint = `check that the service is reachable at ${settingLabel("mesh", "address")}`;
       else if (e.status === 401 || e.status === 403) {
-        hint = permission
-          ? `the token (${settingLabel("mesh", "token")}) needs ${permission}`
-          : `the token (${settingLabel("mesh", "token")}) was refused`;
+        const token = settingLabel("mesh", "token");
+        hint = permission ? `grant ${permission} to the token set in ${token}` : `check the token set in ${token}`;
       } else if (e.status === 429 || e.status >= 500) hint = "the service stayed unavailable: try again later";
       throw new MeshFunctionError(`${head}: ${e.message}. ${hint}.`);
     }

@@ -1,2 +1,21 @@
 /** Resources and functions of the workspace service. */
-export {};
+export { Workspace } from "./workspace";
+export type { WorkspaceArgs } from "./workspace";
+export { ConfigurationVersion } from "./configuration-version";
+export type { ConfigurationVersionArgs } from "./configuration-version";
+export {
+  listWorkspaces,
+  listConfigurationVersions,
+  getConfigurationVersion,
+  getIngressAttributes,
+  downloadConfigurationVersion,
+} from "./functions";
+export type {
+  WorkspaceSummary,
+  ConfigurationVersionInfo,
+  IngressAttributes,
+  ListWorkspacesArgs,
+  ListConfigurationVersionsArgs,
+  GetConfigurationVersionArgs,
+  DownloadConfigurationVersionArgs,
+} from "./functions";

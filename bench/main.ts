@@ -1,0 +1,207 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: figures of the package against the local emulator (a test double of the
+ * services), printed, or written as one JSON object with `--json [file]`.
+ *
+ * - shimBytes: size of the serialized provider (`__provider`) each resource carries in state;
+ * - requests: HTTP requests per operation of one policy (preview, create, update, refresh, delete);
+ * - applyRatio: time to create and destroy N policies through the real provider host (driven over
+ *   gRPC with the engine's calls: Check and Create, then Delete), divided by the time of the same
+ *   HTTP calls made directly with the same concurrency;
+ * - programApplyRatio: the same, but running a Pulumi program through the whole harness (the SDK's
+ *   runtime registering each resource, then the host): what a user's `up` + `destroy` costs here;
+ * - upload: streaming upload of a configuration version (peak RSS growth, throughput next to
+ *   `tar -cz | curl -T -`).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Command } from "commander";
+import { startKeepEmulator, KeepEmulator } from "../emulator/keep";
+import { Engine } from "../harness/engine";
+import { ProviderHost } from "../harness/provider-host";
+import { resolveServiceConfig } from "../provider/config";
+import { KeepClient } from "../provider/keep-client";
+import { keep } from "../index";
+
+const exampleDir = path.join(__dirname, "..", "..", "examples", "quickstart");
+const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
+
+function engineFor(emu: KeepEmulator, parallel: number): Engine {
+  return new Engine({
+    project: "keepstack-bench",
+    cwd: exampleDir,
+    parallel,
+    config: { "keep:address": emu.url, "keep:token": emu.rootToken },
+    secretConfig: ["keep:token"],
+  });
+}
+
+async function measureRequests(emu: KeepEmulator) {
+  const engine = engineFor(emu, 16);
+  const program = (policy: string) => () => {
+    new keep.AclPolicy("bench", { name: "bench", policy });
+  };
+  const count = async (op: () => Promise<unknown>) => {
+    emu.log.clear();
+    await op();
+    return emu.log.count;
+  };
+  try {
+    const requests = {
+      preview: await count(() => engine.preview(program(POLICY))),
+      create: await count(() => engine.up(program(POLICY))),
+      update: await count(() => engine.up(program(POLICY.replace("read", "list")))),
+      refresh: await count(() => engine.refresh()),
+      delete: await count(() => engine.destroy()),
+    };
+    await engine.up(program(POLICY));
+    const provider = String([...engine.state.values()][0].outputs.__provider ?? "");
+    await engine.destroy();
+    return { requests, shimBytes: Buffer.byteLength(provider, "utf8"), providerText: provider };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+async function measureProgramApplyRatio(emu: KeepEmulator, count: number, parallel: number, rounds: number) {
+  const names = Array.from({ length: count }, (_, i) => `bench-${i}`);
+  const engine = engineFor(emu, parallel);
+  const program = () => {
+    for (const name of names) new keep.AclPolicy(name, { name, policy: POLICY });
+  };
+  const client = new KeepClient(resolveServiceConfig("keep", (k) => ({ "keep:address": emu.url, "keep:token": emu.rootToken })[k], {}));
+  let provider = Infinity;
+  let direct = Infinity;
+  try {
+    // Warm both paths (provider host start, module loading, keep-alive connections).
+    await engine.up(program);
+    await engine.destroy();
+    await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
+    await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+    for (let round = 0; round < rounds; round++) {
+      let start = process.hrtime.bigint();
+      await engine.up(program);
+      await engine.destroy();
+      provider = Math.min(provider, seconds(start));
+      start = process.hrtime.bigint();
+      await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
+      await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+      direct = Math.min(direct, seconds(start));
+    }
+  } finally {
+    await engine.close();
+  }
+  return { policies: count, parallel, programSeconds: provider, directSeconds: direct, ratio: provider / direct };
+}
+
+/** N policies created (Check, Create) and destroyed (Delete) through the host, as the engine calls it. */
+async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel: number, rounds: number, providerText: string) {
+  const names = Array.from({ length: count }, (_, i) => `bench-${i}`);
+  const config = { "keep:address": emu.url, "keep:token": emu.rootToken };
+  const host = await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" });
+  await host.configure(config);
+  const client = new KeepClient(resolveServiceConfig("keep", (k) => (config as Record<string, string>)[k], {}));
+  const urn = (name: string) => `urn:pulumi:bench::keepstack-bench::pulumi-nodejs:dynamic/keep:AclPolicy::${name}`;
+  const props = (name: string) => ({ name, policy: POLICY, __provider: providerText });
+  const throughHost = async () => {
+    await pool(names, parallel, async (n) => {
+      const checked = await host.check(urn(n), {}, props(n));
+      await host.create(urn(n), checked.inputs);
+    });
+    await pool(names, parallel, (n) => host.delete(urn(n), n, props(n), props(n)));
+  };
+  const direct = async () => {
+    await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
+    await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+  };
+  let hostSeconds = Infinity;
+  let directSeconds = Infinity;
+  try {
+    for (let round = 0; round < rounds + 2; round++) {
+      // The first two rounds warm both paths (JIT, connections) and are not counted.
+      let start = process.hrtime.bigint();
+      await throughHost();
+      if (round >= 2) hostSeconds = Math.min(hostSeconds, seconds(start));
+      start = process.hrtime.bigint();
+      await direct();
+      if (round >= 2) directSeconds = Math.min(directSeconds, seconds(start));
+    }
+  } finally {
+    await host.close();
+  }
+  return { policies: count, parallel, hostSeconds, directSeconds, ratio: hostSeconds / directSeconds };
+}
+
+async function main(): Promise<void> {
+  const opts = new Command()
+    .name("bench")
+    .option("--json [file]", "write the figures as one JSON object (to the file, or to stdout)")
+    .option("--policies <n>", "policies created and destroyed for applyRatio", "200")
+    .option("--parallel <n>", "concurrent operations, for both paths", "16")
+    .option("--rounds <n>", "measured repetitions after two warm-up rounds; the best of each path counts", "5")
+    .option("--upload-mb <n>", "size of the generated tree for the upload benchmark (0 skips it)", "512")
+    .parse()
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string }>();
+
+  const emu = await startKeepEmulator();
+  const result: Record<string, unknown> = {};
+  try {
+    const { requests, shimBytes, providerText } = await measureRequests(emu);
+    Object.assign(result, { shimBytes, requests });
+    const apply = await measureHostApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds), providerText);
+    const program = await measureProgramApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds));
+    Object.assign(result, { applyRatio: apply.ratio, apply, programApplyRatio: program.ratio, programApply: program });
+  } finally {
+    await emu.close();
+  }
+  const uploadMb = Number(opts.uploadMb);
+  if (uploadMb > 0) {
+    const { runUploadBench } = await import("./upload");
+    result.upload = await runUploadBench({ sizeMB: uploadMb });
+  }
+
+  if (opts.json) {
+    const text = JSON.stringify(result, null, 2);
+    if (typeof opts.json === "string") fs.writeFileSync(opts.json, `${text}\n`);
+    else console.log(text);
+    return;
+  }
+  const r = result as {
+    shimBytes: number;
+    requests: Record<string, number>;
+    applyRatio: number;
+    apply: { policies: number; parallel: number; hostSeconds: number; directSeconds: number };
+    programApplyRatio: number;
+    programApply: { programSeconds: number; directSeconds: number };
+  };
+  console.log(`shimBytes          ${r.shimBytes} bytes of serialized provider per resource (target <= 1500)`);
+  console.log(`requests           ${Object.entries(r.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(
+    `applyRatio         ${r.applyRatio.toFixed(2)} (${r.apply.policies} policies created and destroyed, ${r.apply.parallel} at a time: ${r.apply.hostSeconds.toFixed(3)} s through the provider host, ${r.apply.directSeconds.toFixed(3)} s direct; target <= 1.5)`,
+  );
+  console.log(
+    `programApplyRatio  ${r.programApplyRatio.toFixed(2)} (the same through a Pulumi program and the whole harness: ${r.programApply.programSeconds.toFixed(3)} s vs ${r.programApply.directSeconds.toFixed(3)} s)`,
+  );
+  if (result.upload) {
+    const u = result.upload as { sizeMB: number; rssGrowthMB: number; throughputMBps: number; baselineMBps: number; throughputRatio: number };
+    console.log(
+      `upload           ${u.sizeMB} MB: RSS growth ${u.rssGrowthMB.toFixed(1)} MB (target <= 64), ${u.throughputMBps.toFixed(1)} MB/s vs ${u.baselineMBps.toFixed(1)} MB/s for tar|curl, ratio ${u.throughputRatio.toFixed(2)} (target >= 0.8)`,
+    );
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});

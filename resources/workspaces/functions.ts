@@ -1,0 +1,210 @@
+/**
+ * Functions of the workspace service. Dynamic providers have no invoke, so these run in the program's
+ * process and read the connection settings from the program's stack configuration (`programContext`).
+ */
+import { OperationContext, programContext } from "../../provider/context";
+import { ApiError } from "../../provider/errors";
+import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { extractArchive } from "./configuration-archive";
+import { configurationVersionComputed, configurationVersionPath } from "./configuration-version";
+import { camelKeys } from "./json-api-names";
+
+type Attributes = Record<string, unknown>;
+
+/** A workspace as a list reports it. */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  organization: string;
+  projectId: string | null;
+  description: string | null;
+  executionMode: string | null;
+  iacVersion: string | null;
+  agentPoolId: string | null;
+  locked: boolean;
+  resourceCount: number;
+  workingDirectory: string | null;
+  /** The linked repository as the service returns it (camel-case keys), or null. */
+  vcsRepo: Record<string, unknown> | null;
+  tagNames: string[];
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** A configuration version as the service reports it. */
+export interface ConfigurationVersionInfo {
+  id: string;
+  status: string;
+  statusTimestamps: Record<string, string>;
+  source: string | null;
+  autoQueueRuns: boolean | null;
+  speculative: boolean | null;
+  provisional: boolean | null;
+  error: string | null;
+  errorMessage: string | null;
+  ingressAttributesId: string | null;
+  links: Record<string, string | null>;
+}
+
+/** Commit information of a configuration version created from a VCS repository (camel-case keys of the spec's attributes). */
+export interface IngressAttributes {
+  id: string;
+  branch?: string;
+  cloneUrl?: string;
+  commitMessage?: string;
+  commitSha?: string;
+  commitUrl?: string;
+  compareUrl?: string;
+  identifier?: string;
+  isPullRequest?: boolean;
+  onDefaultBranch?: boolean;
+  pullRequestNumber?: number;
+  pullRequestUrl?: string;
+  pullRequestTitle?: string;
+  pullRequestBody?: string;
+  tag?: string | null;
+  senderUsername?: string;
+  senderAvatarUrl?: string;
+  senderHtmlUrl?: string;
+  /** User who pushed the commit. */
+  createdById: string | null;
+}
+
+function summaryOf(resource: JsonApiResource): WorkspaceSummary {
+  const a = resource.attributes as Attributes;
+  const str = (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null);
+  return {
+    id: resource.id,
+    name: String(a.name),
+    organization: relatedId(resource, "organization") ?? "",
+    projectId: relatedId(resource, "project"),
+    description: str("description"),
+    executionMode: str("execution-mode"),
+    iacVersion: str("iac-version"),
+    agentPoolId: relatedId(resource, "agent-pool"),
+    locked: a.locked === true,
+    resourceCount: typeof a["resource-count"] === "number" ? (a["resource-count"] as number) : 0,
+    workingDirectory: str("working-directory"),
+    vcsRepo: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
+    tagNames: Array.isArray(a["tag-names"]) ? (a["tag-names"] as string[]) : [],
+    createdAt: str("created-at"),
+    updatedAt: str("updated-at"),
+  };
+}
+
+function versionInfoOf(resource: JsonApiResource): ConfigurationVersionInfo {
+  const a = resource.attributes as Attributes;
+  const flag = (key: string) => (typeof a[key] === "boolean" ? (a[key] as boolean) : null);
+  const { status, statusTimestamps, source, error, errorMessage, ingressAttributesId, links } = configurationVersionComputed(resource);
+  return {
+    id: resource.id,
+    status,
+    statusTimestamps,
+    source,
+    autoQueueRuns: flag("auto-queue-runs"),
+    speculative: flag("speculative"),
+    provisional: flag("provisional"),
+    error,
+    errorMessage,
+    ingressAttributesId,
+    links,
+  };
+}
+
+function ingressAttributesOf(resource: JsonApiResource): IngressAttributes {
+  return { ...camelKeys<Attributes>(resource.attributes), id: resource.id, createdById: relatedId(resource, "created-by") };
+}
+
+export interface ListWorkspacesArgs {
+  /** Organization to list; default `workspaces:organization`. */
+  organization?: string;
+}
+
+/** Every workspace of an organization the token may read, across all pages. */
+export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: OperationContext = programContext()): Promise<WorkspaceSummary[]> {
+  const client = ctx.workspaces();
+  const organization = client.organization(args.organization);
+  const items = await client.list(`/organizations/${encodeURIComponent(organization)}/workspaces`);
+  return items.map(summaryOf);
+}
+
+export interface ListConfigurationVersionsArgs {
+  /** Workspace (`ws-…`). */
+  workspaceId: string;
+}
+
+/** Every configuration version of a workspace, newest first, across all pages. */
+export async function listConfigurationVersions(
+  args: ListConfigurationVersionsArgs,
+  ctx: OperationContext = programContext(),
+): Promise<ConfigurationVersionInfo[]> {
+  const items = await ctx.workspaces().list(`/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`);
+  return items.map(versionInfoOf);
+}
+
+export interface GetConfigurationVersionArgs {
+  /** Configuration version (`cv-…`). */
+  configurationVersionId: string;
+}
+
+/** One configuration version with its ingress attributes (read with `include=ingress-attributes`; null when it has none). */
+export async function getConfigurationVersion(
+  args: GetConfigurationVersionArgs,
+  ctx: OperationContext = programContext(),
+): Promise<ConfigurationVersionInfo & { ingressAttributes: IngressAttributes | null }> {
+  const path = configurationVersionPath(args.configurationVersionId);
+  const found = await ctx.workspaces().read(path, { query: { include: "ingress-attributes" } });
+  if (!found) throw notFound(path, args.configurationVersionId);
+  const info = versionInfoOf(found.data);
+  const ingress = (found.included ?? []).find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
+  return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
+}
+
+/** The commit information of a configuration version; undefined when the version has none (created through the API). */
+export async function getIngressAttributes(
+  args: GetConfigurationVersionArgs,
+  ctx: OperationContext = programContext(),
+): Promise<IngressAttributes | undefined> {
+  const client = ctx.workspaces();
+  const path = configurationVersionPath(args.configurationVersionId);
+  const found = await client.read(`${path}/ingress-attributes`);
+  if (found) return ingressAttributesOf(found.data);
+  // 404 for a version without commit information, and for one that does not exist.
+  if (!(await client.read(path))) throw notFound(path, args.configurationVersionId);
+  return undefined;
+}
+
+export interface DownloadConfigurationVersionArgs {
+  /** Configuration version (`cv-…`); it must be `uploaded`. */
+  configurationVersionId: string;
+  /** Directory to unpack the files into (created if needed). */
+  directory: string;
+}
+
+/**
+ * Downloads a configuration version's archive (following the service's redirect to a temporary URL)
+ * and unpacks it into `directory`, streaming. Fails clearly when the version is not `uploaded`.
+ */
+export async function downloadConfigurationVersion(
+  args: DownloadConfigurationVersionArgs,
+  ctx: OperationContext = programContext(),
+): Promise<{ directory: string }> {
+  const client = ctx.workspaces();
+  const path = configurationVersionPath(args.configurationVersionId);
+  const found = await client.read(path);
+  if (!found) throw notFound(path, args.configurationVersionId);
+  const status = (found.data.attributes as Attributes).status;
+  if (status !== "uploaded") {
+    throw new Error(
+      `configuration version ${args.configurationVersionId} is ${status}: only uploaded versions can be downloaded` +
+        (status === "archived" ? " (its files were discarded when it was archived)" : ""),
+    );
+  }
+  const archive = await client.openRedirected(`${path}/download`);
+  await extractArchive(archive, args.directory);
+  return { directory: args.directory };
+}
+
+function notFound(path: string, id: string): ApiError {
+  return new ApiError("workspaces", "GET", `/api/v2${path}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
+}

@@ -1,0 +1,352 @@
+/**
+ * Workspace: `POST /organizations/:organization/workspaces`, `PATCH /workspaces/:id`, and (the spec
+ * gives no detail of them) `GET`/`DELETE /workspaces/:id` and `GET /organizations/:organization/workspaces/:name`.
+ */
+import { z } from "zod";
+import type { OperationContext } from "../../provider/context";
+import { ApiError, PartialCreateError } from "../../provider/errors";
+import { defineResource, ResourceArgs } from "../../provider/resource";
+import { ReadResult, resourceSpec } from "../../provider/spec";
+import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { camelKeys, has } from "./json-api-names";
+import { VcsRepoInputs, WorkspaceInputs, workspaceInputs } from "./workspace-inputs";
+
+/** Workspace IDs are `ws-` and 16 letters and digits. */
+const WORKSPACE_ID = /^ws-[A-Za-z0-9]{16}$/;
+
+const nullableString = z.string().nullable();
+const nullableNumber = z.number().nullable();
+
+const computed = z.object({
+  /** Organization the workspace belongs to (the declared one, or `workspaces:organization`). */
+  effectiveOrganization: z.string(),
+  /** Project the workspace is in. */
+  effectiveProjectId: nullableString,
+  /** Execution mode in use: the declared one, or the organization default. */
+  effectiveExecutionMode: z.string(),
+  /** Agent pool in use, or null. */
+  effectiveAgentPoolId: nullableString,
+  /** Tool version in use (the declared one, or the release chosen at creation). */
+  effectiveIacVersion: z.string(),
+  /** The deprecated `operations` flag as the service reports it. */
+  effectiveOperations: z.boolean().optional(),
+  /** Which organization defaults the workspace overrides, as the service reports it. */
+  effectiveSettingOverwrites: z.object({ executionMode: z.boolean(), agentPool: z.boolean() }).partial(),
+  /** The linked repository as the service returns it (branch, displayIdentifier, repositoryHttpUrl, serviceProvider, webhookUrl...), or null. */
+  vcsRepoDetails: z.record(z.string(), z.unknown()).nullable(),
+  vcsRepoIdentifier: nullableString,
+  createdAt: z.string(),
+  updatedAt: nullableString,
+  latestChangeAt: nullableString,
+  lastAssessmentResultAt: nullableString,
+  /** Whether the workspace is locked. */
+  locked: z.boolean(),
+  /** Resources in the workspace's current state. */
+  resourceCount: z.number(),
+  environment: nullableString,
+  /** Origin of the workspace (`tfe-api`, ...). */
+  source: nullableString,
+  structuredRunOutputEnabled: z.boolean().optional(),
+  tagNames: z.array(z.string()),
+  /** What the token may do on the workspace (`canQueueRun`, `canUpdate`, ...). */
+  permissions: z.record(z.string(), z.boolean()),
+  /** `isDestroyable`. */
+  actions: z.record(z.string(), z.boolean()),
+  applyDurationAverage: nullableNumber,
+  planDurationAverage: nullableNumber,
+  policyCheckFailures: nullableNumber,
+  runFailures: nullableNumber,
+  workspaceKpisRunsCount: nullableNumber,
+  currentConfigurationVersionId: nullableString,
+  currentRunId: nullableString,
+  latestRunId: nullableString,
+});
+
+type Computed = z.output<typeof computed>;
+type Attributes = Record<string, unknown>;
+
+/** `ws-…` → the workspace; `<organization>/<name>` or `<name>` (configured organization) → by name. */
+export function workspacePath(ctx: OperationContext, id: string): string {
+  const slash = id.indexOf("/");
+  if (slash >= 0) {
+    return `/organizations/${encodeURIComponent(id.slice(0, slash))}/workspaces/${encodeURIComponent(id.slice(slash + 1))}`;
+  }
+  if (WORKSPACE_ID.test(id)) return `/workspaces/${encodeURIComponent(id)}`;
+  return `/organizations/${encodeURIComponent(ctx.workspaces().organization())}/workspaces/${encodeURIComponent(id)}`;
+}
+
+/** Reads a workspace by any form of its ID; undefined when absent. */
+export async function readWorkspace(ctx: OperationContext, id: string): Promise<JsonApiResource | undefined> {
+  const client = ctx.workspaces();
+  const found = await client.read(workspacePath(ctx, id));
+  if (found || id.includes("/") || !WORKSPACE_ID.test(id) || !client.config.organization) return found?.data;
+  // A name that looks like an ID (`ws-` and 16 characters) is also tried as a name.
+  return (await client.read(`/organizations/${encodeURIComponent(client.config.organization)}/workspaces/${encodeURIComponent(id)}`))?.data;
+}
+
+function vcsRepoBody(repo: VcsRepoInputs): Attributes {
+  const body: Attributes = {
+    identifier: repo.identifier,
+    // An empty branch is the repository's default branch.
+    branch: repo.branch ?? "",
+    "ingress-submodules": repo.ingressSubmodules,
+    "tags-regex": repo.tagsRegex ?? null,
+  };
+  if (repo.oauthTokenId !== undefined) body["oauth-token-id"] = repo.oauthTokenId;
+  if (repo.githubAppInstallationId !== undefined) body["github-app-installation-id"] = repo.githubAppInstallationId;
+  return body;
+}
+
+/** Attributes with a create default: always sent, so what the program declares is what the service holds. */
+const DEFAULTED: readonly [keyof WorkspaceInputs, string][] = [
+  ["allowDestroyPlan", "allow-destroy-plan"],
+  ["autoApply", "auto-apply"],
+  ["autoApplyRunTrigger", "auto-apply-run-trigger"],
+  ["fileTriggersEnabled", "file-triggers-enabled"],
+  ["globalRemoteState", "global-remote-state"],
+  ["queueAllRuns", "queue-all-runs"],
+  ["speculativeEnabled", "speculative-enabled"],
+  ["triggerPatterns", "trigger-patterns"],
+  ["triggerPrefixes", "trigger-prefixes"],
+];
+
+/** Attributes without a default: on update an undeclared one is cleared (null). */
+const CLEARABLE: readonly [keyof WorkspaceInputs, string][] = [
+  ["description", "description"],
+  ["autoDestroyAt", "auto-destroy-at"],
+  ["autoDestroyActivityDuration", "auto-destroy-activity-duration"],
+  ["workingDirectory", "working-directory"],
+];
+
+function settingOverwritesBody(overwrites: NonNullable<WorkspaceInputs["settingOverwrites"]>): Attributes {
+  const body: Attributes = {};
+  if (overwrites.executionMode !== undefined) body["execution-mode"] = overwrites.executionMode;
+  if (overwrites.agentPool !== undefined) body["agent-pool"] = overwrites.agentPool;
+  return body;
+}
+
+/** The execution settings: `operations` or `execution-mode` (never both), the pool, the overwrites. */
+function executionBody(args: WorkspaceInputs): Attributes {
+  const body: Attributes = {};
+  if (args.operations !== undefined) body.operations = args.operations;
+  else if (args.executionMode !== undefined) body["execution-mode"] = args.executionMode;
+  if (args.agentPoolId !== undefined) body["agent-pool-id"] = args.agentPoolId;
+  if (args.settingOverwrites !== undefined) body["setting-overwrites"] = settingOverwritesBody(args.settingOverwrites);
+  return body;
+}
+
+export function createAttributes(args: WorkspaceInputs): Attributes {
+  const body: Attributes = { name: args.name };
+  for (const [key, attribute] of DEFAULTED) body[attribute] = args[key];
+  for (const [key, attribute] of CLEARABLE) if (args[key] !== undefined) body[attribute] = args[key];
+  // Sent only when asked for: the attribute exists only on the hosted offering.
+  if (args.assessmentsEnabled) body["assessments-enabled"] = true;
+  if (args.iacVersion !== undefined) body["iac-version"] = args.iacVersion.trim();
+  if (args.sourceName !== undefined) body["source-name"] = args.sourceName;
+  if (args.sourceUrl !== undefined) body["source-url"] = args.sourceUrl;
+  Object.assign(body, executionBody(args));
+  // The service links a repository through the host application on update only (see create).
+  if (args.vcsRepo && args.vcsRepo.githubAppInstallationId === undefined) body["vcs-repo"] = vcsRepoBody(args.vcsRepo);
+  return body;
+}
+
+/** Every managed attribute: declared values, defaults for undeclared ones, null to clear. */
+export function updateAttributes(args: WorkspaceInputs, olds: Attributes): Attributes {
+  const body: Attributes = { name: args.name };
+  for (const [key, attribute] of DEFAULTED) body[attribute] = args[key];
+  for (const [key, attribute] of CLEARABLE) body[attribute] = args[key] ?? null;
+  if (args.assessmentsEnabled || olds.assessmentsEnabled === true) body["assessments-enabled"] = args.assessmentsEnabled;
+  if (args.iacVersion !== undefined) body["iac-version"] = args.iacVersion.trim();
+  Object.assign(body, executionBody(args));
+  body["vcs-repo"] = args.vcsRepo ? vcsRepoBody(args.vcsRepo) : null;
+  return body;
+}
+
+function relationshipsOf(args: WorkspaceInputs): Attributes | undefined {
+  return args.projectId ? { project: { data: { type: "projects", id: args.projectId } } } : undefined;
+}
+
+function computedOf(resource: JsonApiResource): Computed {
+  const a = resource.attributes as Attributes;
+  const str = (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null);
+  const num = (key: string) => (typeof a[key] === "number" ? (a[key] as number) : null);
+  return {
+    effectiveOrganization: relatedId(resource, "organization") ?? "",
+    effectiveProjectId: relatedId(resource, "project"),
+    effectiveExecutionMode: str("execution-mode") ?? "",
+    effectiveAgentPoolId: relatedId(resource, "agent-pool"),
+    effectiveIacVersion: str("iac-version") ?? "",
+    effectiveOperations: typeof a.operations === "boolean" ? a.operations : undefined,
+    effectiveSettingOverwrites: camelKeys(a["setting-overwrites"] ?? {}),
+    vcsRepoDetails: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
+    vcsRepoIdentifier: str("vcs-repo-identifier"),
+    createdAt: str("created-at") ?? "",
+    updatedAt: str("updated-at"),
+    latestChangeAt: str("latest-change-at"),
+    lastAssessmentResultAt: str("last-assessment-result-at"),
+    locked: a.locked === true,
+    resourceCount: num("resource-count") ?? 0,
+    environment: str("environment"),
+    source: str("source"),
+    structuredRunOutputEnabled: typeof a["structured-run-output-enabled"] === "boolean" ? (a["structured-run-output-enabled"] as boolean) : undefined,
+    tagNames: Array.isArray(a["tag-names"]) ? (a["tag-names"] as string[]) : [],
+    permissions: camelKeys(a.permissions ?? {}),
+    actions: camelKeys(a.actions ?? {}),
+    applyDurationAverage: num("apply-duration-average"),
+    planDurationAverage: num("plan-duration-average"),
+    policyCheckFailures: num("policy-check-failures"),
+    runFailures: num("run-failures"),
+    workspaceKpisRunsCount: num("workspace-kpis-runs-count"),
+    currentConfigurationVersionId: relatedId(resource, "current-configuration-version"),
+    currentRunId: relatedId(resource, "current-run"),
+    latestRunId: relatedId(resource, "latest-run"),
+  };
+}
+
+/** Inputs as the service reports them. Settings whose default the service chooses are reported only when the program declares them. */
+function inputsOf(resource: JsonApiResource, state: Attributes | undefined): Partial<WorkspaceInputs> {
+  const a = resource.attributes as Attributes;
+  const declared = (key: keyof WorkspaceInputs) => state === undefined || state[key] !== undefined;
+  const inputs: Record<string, unknown> = {};
+  const put = (key: keyof WorkspaceInputs, attribute: string, map: (v: unknown) => unknown = (v) => v ?? undefined) => {
+    if (has(a, attribute)) inputs[key] = map(a[attribute]);
+  };
+  put("name", "name");
+  for (const [key, attribute] of DEFAULTED) put(key, attribute);
+  for (const [key, attribute] of CLEARABLE) put(key, attribute);
+  put("assessmentsEnabled", "assessments-enabled");
+  put("sourceName", "source-name");
+  put("sourceUrl", "source-url");
+  if (declared("iacVersion")) put("iacVersion", "iac-version");
+  if (declared("executionMode")) put("executionMode", "execution-mode");
+  if (declared("operations")) put("operations", "operations");
+  if (declared("agentPoolId")) inputs.agentPoolId = relatedId(resource, "agent-pool") ?? undefined;
+  if (declared("projectId")) inputs.projectId = relatedId(resource, "project") ?? undefined;
+  if (declared("organization")) inputs.organization = relatedId(resource, "organization") ?? undefined;
+  if (declared("settingOverwrites") && has(a, "setting-overwrites")) {
+    const reported = camelKeys<Record<string, boolean>>(a["setting-overwrites"] ?? {});
+    const wanted = state?.settingOverwrites as Record<string, unknown> | undefined;
+    // Only the keys the program declares are compared.
+    inputs.settingOverwrites = wanted ? Object.fromEntries(Object.keys(wanted).map((k) => [k, reported[k]])) : reported;
+  }
+  if (has(a, "vcs-repo")) inputs.vcsRepo = vcsRepoInputsOf(a["vcs-repo"] as Attributes | null, state);
+  return inputs as Partial<WorkspaceInputs>;
+}
+
+function vcsRepoInputsOf(repo: Attributes | null, state: Attributes | undefined): VcsRepoInputs | undefined {
+  if (!repo) return undefined;
+  const declaredBranch = (state?.vcsRepo as VcsRepoInputs | undefined)?.branch;
+  // An empty branch means the default branch: the branch name the service reports for it is no difference.
+  const branch = state !== undefined && !declaredBranch ? declaredBranch : (repo.branch as string) || undefined;
+  return {
+    identifier: repo.identifier as string,
+    branch,
+    ingressSubmodules: repo["ingress-submodules"] === true,
+    oauthTokenId: (repo["oauth-token-id"] as string | null) ?? undefined,
+    githubAppInstallationId: (repo["github-app-installation-id"] as string | null) ?? undefined,
+    tagsRegex: (repo["tags-regex"] as string | null) ?? undefined,
+  };
+}
+
+function resultOf(resource: JsonApiResource, state: Attributes | undefined): ReadResult<WorkspaceInputs, Computed> {
+  return { id: resource.id, inputs: inputsOf(resource, state), computed: computedOf(resource) };
+}
+
+/**
+ * A lost answer to a create is retried, and the retry finds the name taken by the workspace the first
+ * attempt made. The error then names that workspace and how to adopt it.
+ */
+async function explainNameTaken(ctx: OperationContext, error: unknown, organization: string, name: string): Promise<unknown> {
+  if (!(error instanceof ApiError) || error.status !== 422) return error;
+  const taken = error.details.some((d) => d.pointer === "/data/attributes/name" && /taken|exists/i.test(d.message));
+  if (!taken) return error;
+  const existing = await readWorkspace(ctx, `${organization}/${name}`).catch(() => undefined);
+  if (!existing) return error;
+  const why =
+    error.retries > 0
+      ? "; an earlier attempt of this create most likely made it before its answer was lost"
+      : "";
+  return new Error(
+    `workspace "${name}" already exists in organization "${organization}" with ID ${existing.id}${why}. ` +
+      `To manage it with this program, adopt it with \`adopt: true\` (found by organization and name) or ` +
+      `\`adopt: true, adoptId: "${existing.id}"\`; otherwise choose another name`,
+  );
+}
+
+export const workspaceSpec = resourceSpec({
+  module: "workspaces",
+  type: "Workspace",
+  inputs: workspaceInputs,
+  computed,
+  replaceOnChanges: ["organization", "sourceName", "sourceUrl"],
+  normalize: {
+    // The service stores the instant and answers it in its own format.
+    autoDestroyAt: (value) => {
+      const time = Date.parse(value ?? "");
+      return Number.isNaN(time) ? value : new Date(time).toISOString();
+    },
+    iacVersion: (value) => value?.trim(),
+    // An empty branch is the default branch, as is no branch.
+    vcsRepo: (repo) => {
+      if (!repo) return repo;
+      const { branch, ...rest } = repo;
+      return branch ? { ...rest, branch } : rest;
+    },
+    // Used at creation only: never a difference.
+    adoptId: () => null,
+  },
+  naturalId: (args) => (args.organization ? `${args.organization}/${args.name}` : args.name),
+  adoptionId: (args) => args.adoptId,
+  fromId(id) {
+    const slash = id.indexOf("/");
+    if (slash >= 0) return { organization: id.slice(0, slash), name: id.slice(slash + 1) };
+    return WORKSPACE_ID.test(id) ? {} : { name: id };
+  },
+  async create(ctx, args) {
+    const client = ctx.workspaces();
+    const organization = client.organization(args.organization);
+    let created: JsonApiResource;
+    try {
+      created = await client.write("POST", `/organizations/${encodeURIComponent(organization)}/workspaces`, "workspaces", createAttributes(args), relationshipsOf(args));
+    } catch (e) {
+      throw await explainNameTaken(ctx, e, organization, args.name);
+    }
+    if (args.vcsRepo?.githubAppInstallationId !== undefined) {
+      try {
+        created = await client.write("PATCH", `/workspaces/${encodeURIComponent(created.id)}`, "workspaces", { "vcs-repo": vcsRepoBody(args.vcsRepo) });
+      } catch (e) {
+        const reason = e instanceof Error ? e.message : String(e);
+        throw new PartialCreateError(
+          `workspace ${created.id} was created, but linking its repository through the application installation failed: ${reason}`,
+          created.id,
+          computedOf(created),
+          [reason],
+        );
+      }
+    }
+    return { id: created.id, computed: computedOf(created) };
+  },
+  async read(ctx, id, state) {
+    const found = await readWorkspace(ctx, id);
+    return found && resultOf(found, state);
+  },
+  async update(ctx, id, args, olds) {
+    if (olds.sourceName !== undefined && args.sourceName !== undefined && olds.sourceName !== args.sourceName) {
+      throw new Error(`sourceName is set only when a workspace is created; this one has "${olds.sourceName}": declare that, or leave sourceName out`);
+    }
+    if (olds.sourceUrl !== undefined && args.sourceUrl !== undefined && olds.sourceUrl !== args.sourceUrl) {
+      throw new Error(`sourceUrl is set only when a workspace is created; this one has "${olds.sourceUrl}": declare that, or leave sourceUrl out`);
+    }
+    const updated = await ctx.workspaces().write("PATCH", workspacePath(ctx, id), "workspaces", updateAttributes(args, olds), relationshipsOf(args));
+    return computedOf(updated);
+  },
+  delete: (ctx, id) => ctx.workspaces().delete(workspacePath(ctx, id)),
+});
+
+/**
+ * A workspace of the workspace service. ID: `ws-…`. Adoption (`adopt: true`) finds it by
+ * organization and name, or by `adoptId`; `Workspace.get` takes `ws-…`, `<organization>/<name>` or a name.
+ */
+export const Workspace = defineResource(workspaceSpec);
+export type Workspace = InstanceType<typeof Workspace>;
+export type WorkspaceArgs = ResourceArgs<typeof workspaceInputs>;
