@@ -12,7 +12,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
-import { ApiError, ConfigError } from "./errors";
+import { ApiError, ConfigError, ResponseShapeError } from "./errors";
 import { createHttpClient, errorDetailsOf } from "./http";
 
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
@@ -111,12 +111,23 @@ export class WorkspacesClient {
 
   /** GET of one document; undefined when the service answers 404 (absent, or not visible to this token). */
   async read<A = Record<string, unknown>>(path: string, options: WorkspacesRequestOptions = {}): Promise<JsonApiDocument<A> | undefined> {
+    let document: JsonApiDocument<A>;
     try {
-      return await this.request<JsonApiDocument<A>>("GET", path, undefined, options);
+      document = await this.request<JsonApiDocument<A>>("GET", path, undefined, options);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return undefined;
       throw e;
     }
+    return this.checked("GET", path, document);
+  }
+
+  /** A document whose `data` is not a resource object is the service breaking its contract. */
+  private checked<A>(method: string, path: string, document: JsonApiDocument<A>): JsonApiDocument<A> {
+    const data = (document as { data?: unknown } | undefined)?.data as JsonApiResource<A> | undefined;
+    if (!data || typeof data !== "object" || typeof data.id !== "string" || typeof data.attributes !== "object") {
+      throw new ResponseShapeError(this.config.service, method, `/api/v2${path}`, ["data is not a JSON:API resource object"]);
+    }
+    return document;
   }
 
   /** POST or PATCH of a JSON:API resource document; returns the resource the service answers with. */
@@ -130,7 +141,7 @@ export class WorkspacesClient {
     const data: Record<string, unknown> = { type, attributes };
     if (relationships && Object.keys(relationships).length > 0) data.relationships = relationships;
     const document = await this.request<JsonApiDocument<A>>(method, path, { data });
-    return document.data;
+    return this.checked(method, path, document).data;
   }
 
   /** DELETE; a 404 counts as done. */
@@ -162,7 +173,10 @@ export class WorkspacesClient {
       const document: JsonApiListDocument<A> = await this.request<JsonApiListDocument<A>>("GET", path, undefined, {
         query: { ...options.query, "page[number]": String(page), "page[size]": size },
       });
-      const data = Array.isArray(document?.data) ? document.data : [];
+      if (!Array.isArray(document?.data)) {
+        throw new ResponseShapeError(this.config.service, "GET", `/api/v2${path}`, ["data is not a list of JSON:API resource objects"]);
+      }
+      const data = document.data;
       items.push(...data);
       page = nextPageOf(document);
     }

@@ -37,6 +37,9 @@ const isDirectory = (value: string) => {
   }
 };
 
+/** Marks a hash that could not be computed, so the rule after it can name the directory. */
+const UNREADABLE = "unreadable:";
+
 const inputs = z
   .object({
     /** Workspace (`ws-…`) the version belongs to. Changing it creates a new version. */
@@ -62,7 +65,18 @@ const inputs = z
   })
   .overwrite((value) => {
     if (isUnknown(value.directory) || value.exclude.some(isUnknown)) return { ...value, contentHash: UNKNOWN };
-    return { ...value, contentHash: contentHash(value.directory, value.exclude) };
+    // A missing directory is reported by its own rule.
+    if (!isDirectory(value.directory)) return value;
+    try {
+      return { ...value, contentHash: contentHash(value.directory, value.exclude) };
+    } catch (e) {
+      return { ...value, contentHash: `${UNREADABLE}${e instanceof Error ? e.message : String(e)}` };
+    }
+  })
+  .superRefine((value, ctx) => {
+    if (value.contentHash?.startsWith(UNREADABLE)) {
+      ctx.addIssue({ code: "custom", path: ["directory"], message: `cannot be read: ${value.contentHash.slice(UNREADABLE.length)}` });
+    }
   });
 
 type Inputs = z.output<typeof inputs>;

@@ -120,7 +120,10 @@ export interface ListWorkspacesArgs {
   organization?: string;
 }
 
-/** Every workspace of an organization the token may read, across all pages. */
+/**
+ * Every workspace of an organization the token may read, across all pages.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
 export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: OperationContext = programContext()): Promise<WorkspaceSummary[]> {
   const client = ctx.workspaces();
   const organization = client.organization(args.organization);
@@ -133,7 +136,10 @@ export interface ListConfigurationVersionsArgs {
   workspaceId: string;
 }
 
-/** Every configuration version of a workspace, newest first, across all pages. */
+/**
+ * Every configuration version of a workspace, newest first, across all pages.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
 export async function listConfigurationVersions(
   args: ListConfigurationVersionsArgs,
   ctx: OperationContext = programContext(),
@@ -147,7 +153,10 @@ export interface GetConfigurationVersionArgs {
   configurationVersionId: string;
 }
 
-/** One configuration version with its ingress attributes (read with `include=ingress-attributes`; null when it has none). */
+/**
+ * One configuration version with its ingress attributes (read with `include=ingress-attributes`; null when it has none).
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
 export async function getConfigurationVersion(
   args: GetConfigurationVersionArgs,
   ctx: OperationContext = programContext(),
@@ -160,7 +169,10 @@ export async function getConfigurationVersion(
   return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
 }
 
-/** The commit information of a configuration version; undefined when the version has none (created through the API). */
+/**
+ * The commit information of a configuration version; undefined when the version has none (created through the API).
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
 export async function getIngressAttributes(
   args: GetConfigurationVersionArgs,
   ctx: OperationContext = programContext(),
@@ -184,6 +196,7 @@ export interface DownloadConfigurationVersionArgs {
 /**
  * Downloads a configuration version's archive (following the service's redirect to a temporary URL)
  * and unpacks it into `directory`, streaming. Fails clearly when the version is not `uploaded`.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function downloadConfigurationVersion(
   args: DownloadConfigurationVersionArgs,

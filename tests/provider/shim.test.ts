@@ -1,0 +1,34 @@
+/** The serialized provider: small, credential-free, one per registered type, matching the classes. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { keep, workspaces, mesh } from "pulumi-keepstack";
+import { createShim, PACKAGE_NAME } from "../../provider/shim";
+import { tokenOf } from "../../provider/spec";
+import { allSpecs } from "../../resources/registry";
+
+const classes = [keep, workspaces, mesh].flatMap((ns) =>
+  Object.values(ns).filter((v): v is { __pulumiType: string } => typeof v === "function" && "__pulumiType" in v),
+);
+
+describe("the serialized provider", () => {
+  test.each(allSpecs.map((s) => tokenOf(s)))("%s serializes to at most 1500 bytes, naming only the package", async (token) => {
+    const { text } = await pulumi.runtime.serializeFunction(() => createShim(token), { allowSecrets: true });
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1500);
+    expect(text).toContain(`require("${PACKAGE_NAME}/host")`);
+    expect(text).toContain(JSON.stringify(token.replace("pulumi-nodejs:dynamic/", "")));
+    expect(text).not.toMatch(/\/work\/|node_modules|token:|password|secret/i);
+  });
+
+  test("the package name the shim requires is this package's", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+    expect(manifest.name).toBe(PACKAGE_NAME);
+    expect(manifest.exports["./host"]).toBe("./dist/provider/host.js");
+  });
+
+  test("every resource class is registered under its own token, and every spec has a class", () => {
+    const tokens = allSpecs.map((s) => tokenOf(s));
+    expect(new Set(tokens).size).toBe(tokens.length);
+    expect(classes.map((c) => c.__pulumiType).sort()).toEqual([...tokens].sort());
+  });
+});
