@@ -37,9 +37,14 @@ export function retryPolicyOf(config: ServiceConfig): RetryPolicy {
   };
 }
 
-/** Seconds the server asks us to wait, from `Retry-After` or a rate-limit reset header. */
+/**
+ * Milliseconds the server asks us to wait: the precise rate-limit reset when given (the workspace
+ * service sends it with fractions of a second), else `Retry-After` (seconds or an HTTP date).
+ */
 export function serverWaitMs(error: AxiosError): number | undefined {
   const headers = error.response?.headers ?? {};
+  const reset = headers["x-ratelimit-reset"];
+  if (reset !== undefined && Number.isFinite(Number(reset))) return Math.max(0, Number(reset) * 1000);
   const retryAfter = headers["retry-after"];
   if (retryAfter !== undefined) {
     const seconds = Number(retryAfter);
@@ -47,8 +52,6 @@ export function serverWaitMs(error: AxiosError): number | undefined {
     const date = Date.parse(String(retryAfter));
     if (!Number.isNaN(date)) return Math.max(0, date - Date.now());
   }
-  const reset = headers["x-ratelimit-reset"];
-  if (reset !== undefined && Number.isFinite(Number(reset))) return Math.max(0, Number(reset) * 1000);
   return undefined;
 }
 
@@ -60,12 +63,30 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: AxiosE
   return exp / 2 + (Math.random() * exp) / 2;
 }
 
-function isRetryable(policy: RetryPolicy, error: AxiosError, retriesSoFar: number): boolean {
+/** Retries made so far for one request, by budget; kept on the request's config across attempts. */
+interface RetryCounts {
+  rateLimited: number;
+  other: number;
+}
+/** A string key: axios copies string-keyed config entries from one attempt to the next. */
+const RETRY_COUNTS = "keepstack-retries";
+
+function countsOf(error: AxiosError): RetryCounts {
+  const config = (error.config ?? {}) as { [RETRY_COUNTS]?: RetryCounts };
+  return (config[RETRY_COUNTS] ??= { rateLimited: 0, other: 0 });
+}
+
+/**
+ * Whether to retry, counting against the matching budget: 429 answers have their own, larger one,
+ * so a request slowed by rate limiting still has its full budget for 5xx answers and resets.
+ */
+export function shouldRetry(policy: RetryPolicy, error: AxiosError, isFinal?: (error: AxiosError) => boolean): boolean {
+  if (isFinal?.(error)) return false;
   const status = error.response?.status;
-  if (status === 429) return retriesSoFar < policy.rateLimitRetries;
-  if (retriesSoFar >= policy.retries) return false;
-  if (status !== undefined) return policy.retryStatuses.includes(status);
-  return error.code !== undefined && policy.retryCodes.includes(error.code);
+  const counts = countsOf(error);
+  if (status === 429) return counts.rateLimited++ < policy.rateLimitRetries;
+  const retryable = status !== undefined ? policy.retryStatuses.includes(status) : error.code !== undefined && policy.retryCodes.includes(error.code);
+  return retryable && counts.other++ < policy.retries;
 }
 
 /** Turns an error body of any of the three services into details. */
@@ -100,6 +121,8 @@ export interface HttpClientOptions {
   basePath: string;
   /** Headers sent on every request (authentication, content type). */
   headers: Record<string, string>;
+  /** Answers the service has decided for good, even with a retryable status (never retried). */
+  isFinal?: (error: AxiosError) => boolean;
 }
 
 /** The path a message shows: relative to the address, query included, never credentials. */
@@ -127,12 +150,10 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
     transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
   });
   axiosRetry(client, {
-    retries: Math.max(policy.retries, policy.rateLimitRetries),
+    // The budgets are enforced by shouldRetry; this is only the outer bound.
+    retries: policy.retries + policy.rateLimitRetries,
     shouldResetTimeout: true,
-    retryCondition: (error) => {
-      const state = (error.config as { "axios-retry"?: IAxiosRetryConfigExtended } | undefined)?.["axios-retry"];
-      return isRetryable(policy, error, state?.retryCount ?? 0);
-    },
+    retryCondition: (error) => shouldRetry(policy, error, options.isFinal),
     retryDelay: (attempt, error) => retryDelayMs(policy, attempt, error),
   });
   client.interceptors.response.use(undefined, (error: unknown) => {

@@ -128,10 +128,14 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
   return {
     token,
 
-    async check(_olds, news) {
+    async check(olds, news) {
       const result = validateInputs(schema, withoutProvider(news));
       // With unknown values the parse cannot complete; the inputs go on as given and are parsed at apply.
-      return { inputs: (result.value as Props | undefined) ?? withoutProvider(news), failures: result.failures };
+      const inputs = (result.value as Props | undefined) ?? withoutProvider(news);
+      // Adoption concerns the first create only: once the object is in state, a replacement creates a
+      // new object, which must not be looked for on the service.
+      if (Object.keys(withoutProvider(olds)).length > 0) delete inputs[ADOPT_KEY];
+      return { inputs, failures: result.failures };
     },
 
     async diff(id, olds, news) {

@@ -5,10 +5,9 @@
  * the ones retrying cannot change are recognised by their message and never retried.
  */
 import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
-import { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
 import { ApiError } from "./errors";
-import { createHttpClient, retryPolicyOf, RetryPolicy } from "./http";
+import { createHttpClient } from "./http";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
@@ -153,34 +152,23 @@ function waitParameter(wait: string | number): string {
   return typeof wait === "number" || /^\d+(\.\d+)?$/.test(wait) ? `${Number(wait)}s` : wait;
 }
 
-/** The shared retry policy, except that refusals the service decided are final. */
-function retryConditionOf(policy: RetryPolicy) {
-  return (error: AxiosError): boolean => {
-    const status = error.response?.status;
-    const body = error.response?.data;
-    if (refusalOfText(status, typeof body === "string" ? body : "")) return false;
-    const retriesSoFar = (error.config as { "axios-retry"?: IAxiosRetryConfigExtended } | undefined)?.["axios-retry"]?.retryCount ?? 0;
-    // The same rule as the client's default condition (provider/http.ts).
-    if (status === 429) return retriesSoFar < policy.rateLimitRetries;
-    if (retriesSoFar >= policy.retries) return false;
-    if (status !== undefined) return policy.retryStatuses.includes(status);
-    return error.code !== undefined && policy.retryCodes.includes(error.code);
-  };
+/** Refusals the service decided are final, whatever their status. */
+function isRefusal(error: AxiosError): boolean {
+  const body = error.response?.data;
+  return refusalOfText(error.response?.status, typeof body === "string" ? body : "") !== undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MeshClient {
   private readonly http: AxiosInstance;
-  private readonly retryCondition: (error: AxiosError) => boolean;
 
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (config.token) headers["X-Mesh-Token"] = config.token;
     // Rule 4: this header ranks below the `ns` query parameter that per-call namespaces use.
     if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
-    this.http = createHttpClient({ config, basePath: "/v1", headers });
-    this.retryCondition = retryConditionOf(retryPolicyOf(config));
+    this.http = createHttpClient({ config, basePath: "/v1", headers, isFinal: isRefusal });
   }
 
   /** Sends one request; `query` entries whose value is `true` are sent bare (`?consistent`). */
@@ -204,13 +192,11 @@ export class MeshClient {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => (v === true ? encodeURIComponent(k) : `${encodeURIComponent(k)}=${encodeURIComponent(v as string)}`))
       .join("&");
-    const config: AxiosRequestConfig & { "axios-retry": IAxiosRetryConfigExtended } = {
+    const config: AxiosRequestConfig = {
       method,
       url: search ? `${path}?${search}` : path,
       data: options.body,
       timeout,
-      // Per-call retry condition: refusals the service decided are final.
-      "axios-retry": { retryCondition: this.retryCondition },
     };
     const response = await this.http.request<T>(config);
     const header = response.headers[MESH_INDEX_HEADER.toLowerCase()];

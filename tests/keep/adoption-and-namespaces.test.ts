@@ -88,3 +88,21 @@ describe("adoption, get and namespaces", () => {
     expect(stack.keep.getPolicy("acl", "scoped", "team-b")).toBeUndefined();
   });
 });
+
+describe("adopt left in the program", () => {
+  let stack: KeepStack;
+  beforeAll(async () => {
+    stack = await startKeepStack();
+  });
+  afterAll(() => stack.close());
+
+  test("a later replacement creates the new object instead of looking for it", async () => {
+    stack.keep.putPolicy("acl", "first", { policy: DECLARED });
+    await stack.engine.up(() => new keep.AclPolicy("p", { name: "first", policy: DECLARED, adopt: true }));
+    const renamed = await stack.engine.up(() => new keep.AclPolicy("p", { name: "second", policy: DECLARED, adopt: true }));
+    expect(renamed.steps[0]).toMatchObject({ op: "replace", replaces: ["name"] });
+    expect(stack.keep.getPolicy("acl", "second")?.policy).toBe(DECLARED);
+    expect(stack.keep.getPolicy("acl", "first")).toBeUndefined();
+    await stack.engine.destroy();
+  });
+});
