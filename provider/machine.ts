@@ -99,6 +99,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
   const inputKeys = Object.keys(spec.inputs.shape);
   const replaceKeys = new Set<string>(spec.replaceOnChanges ?? []);
   const writeOnly = new Set<string>(spec.writeOnly ?? []);
+  const effective = (spec.effective ?? {}) as Record<string, string | undefined>;
   const normalizers = (spec.normalize ?? {}) as Record<string, ((v: unknown) => unknown) | undefined>;
 
   const parse = (props: Props): Props => {
@@ -142,7 +143,10 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const changed: string[] = [];
       for (const key of inputKeys) {
         const next = news[key];
-        if (containsUnknown(next) || !same(key, olds[key], next)) changed.push(key);
+        const effectiveKey = effective[key];
+        if (effectiveKey && next === undefined) continue;
+        const current = effectiveKey && olds[key] === undefined ? olds[effectiveKey] : olds[key];
+        if (containsUnknown(next) || !same(key, current, next)) changed.push(key);
       }
       const replaces = changed.filter((k) => replaceKeys.has(k));
       let deleteBeforeReplace = false;

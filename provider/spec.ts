@@ -37,6 +37,12 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   secretOutputs?: readonly (keyof z.output<O> & string)[];
   /** Inputs the service returns obfuscated or never returns: a read keeps the known value. */
   writeOnly?: readonly (keyof z.output<S> & string)[];
+  /**
+   * Inputs the service or the configuration fills in when the program leaves them out, each with the
+   * computed output that reports the value in use. Leaving one out is not a change (the value in use
+   * stands), and declaring the value already in use is not a change either.
+   */
+  effective?: { [K in keyof z.output<S>]?: keyof z.output<O> & string };
   /** Per-input normalisation applied before comparing old and new values. */
   normalize?: { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => unknown };
   /** The natural ID of the object the inputs declare (for adoption and replacement planning). */
@@ -45,6 +51,8 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   adoptionId?(inputs: z.output<S>): string | undefined;
   /** The inputs an ID determines (the name, the namespace...), for `get`, adoption and import. */
   fromId(id: string): Partial<z.output<S>>;
+  /** IDs of every object of this kind the configured scope holds (for the import command). */
+  list?(ctx: OperationContext): Promise<string[]>;
   create(ctx: OperationContext, inputs: z.output<S>): Promise<{ id: string; computed: z.output<O> }>;
   /** Undefined when the object does not exist (any more). */
   read(ctx: OperationContext, id: string, state?: Record<string, unknown>): Promise<ReadResult<z.output<S>, z.output<O>> | undefined>;

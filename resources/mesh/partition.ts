@@ -137,6 +137,11 @@ export const partitionSpec = resourceSpec({
       );
     }
   },
+  async list(ctx) {
+    // The built-in partition and partitions on their way out are not objects to manage.
+    const partitions = await ctx.mesh().listPartitions();
+    return partitions.filter((p) => p.Name !== DEFAULT_PARTITION && !p.DeletedAt).map((p) => p.Name);
+  },
 });
 
 /** An admin partition of the mesh service (enterprise edition 1.11.0 and later). ID: the name. */

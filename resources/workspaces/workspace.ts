@@ -279,6 +279,14 @@ export const workspaceSpec = resourceSpec({
   inputs: workspaceInputs,
   computed,
   replaceOnChanges: ["organization", "sourceName", "sourceUrl"],
+  effective: {
+    organization: "effectiveOrganization",
+    projectId: "effectiveProjectId",
+    executionMode: "effectiveExecutionMode",
+    agentPoolId: "effectiveAgentPoolId",
+    iacVersion: "effectiveIacVersion",
+    operations: "effectiveOperations",
+  },
   normalize: {
     // The service stores the instant and answers it in its own format.
     autoDestroyAt: (value) => {
@@ -341,6 +349,11 @@ export const workspaceSpec = resourceSpec({
     return computedOf(updated);
   },
   delete: (ctx, id) => ctx.workspaces().delete(workspacePath(ctx, id)),
+  async list(ctx) {
+    const client = ctx.workspaces();
+    const items = await client.list(`/organizations/${encodeURIComponent(client.organization())}/workspaces`);
+    return items.map((w) => w.id);
+  },
 });
 
 /**

@@ -157,6 +157,10 @@ describe("workspaces.Workspace lifecycle", () => {
     expect(summarize((await stack.engine.preview(program())).steps)).toEqual({ same: 1 });
   });
 
+  test("declaring the organization already in use is not a change", async () => {
+    expect(summarize((await stack.engine.preview(program({ organization: "acme" }))).steps)).toEqual({ same: 1 });
+  });
+
   test("changing the organization replaces the workspace", async () => {
     const preview = await stack.engine.preview(program({ organization: "globex" }));
     expect(preview.steps[0]).toMatchObject({ op: "replace", replaces: ["organization"] });

@@ -37,6 +37,7 @@ export const aclPolicySpec = resourceSpec({
     return {};
   },
   delete: (ctx, id) => policy.deletePolicy(ctx, "acl", id),
+  list: (ctx) => policy.listPolicies(ctx, "acl"),
 });
 
 /** An ACL policy of the secrets service. ID: the name, or `<namespace>:<name>`. */

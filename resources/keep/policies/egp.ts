@@ -64,6 +64,7 @@ export const egpPolicySpec = resourceSpec({
     return {};
   },
   delete: (ctx, id) => policy.deletePolicy(ctx, "egp", id),
+  list: (ctx) => policy.listPolicies(ctx, "egp"),
 });
 
 /** An endpoint governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */

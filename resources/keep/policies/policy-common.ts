@@ -63,3 +63,11 @@ export async function deletePolicy(ctx: OperationContext, kind: PolicyKind, id: 
   const { namespace, id: name } = splitKeepId(id);
   await ctx.keep().delete(policyPath(kind, name), { namespace });
 }
+
+/** Built-in ACL policies every namespace has; they are not the program's to manage. */
+const BUILT_IN = new Set(["root", "default"]);
+
+export async function listPolicies(ctx: OperationContext, kind: PolicyKind): Promise<string[]> {
+  const names = await ctx.keep().list(`sys/policies/${kind}`);
+  return names.filter((name) => kind !== "acl" || !BUILT_IN.has(name));
+}

@@ -41,6 +41,7 @@ export const rgpPolicySpec = resourceSpec({
     return {};
   },
   delete: (ctx, id) => policy.deletePolicy(ctx, "rgp", id),
+  list: (ctx) => policy.listPolicies(ctx, "rgp"),
 });
 
 /** A role governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */

@@ -1,0 +1,82 @@
+/** The import command: existing objects become a program that adopts them, and that program runs. */
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+import { keep } from "pulumi-keepstack";
+import { importObjects, specOf } from "../../cli/main";
+import { programText } from "../../cli/program-text";
+import { createContext } from "../../provider/context";
+import { summarize } from "../../harness";
+import { KeepStack, startKeepStack } from "../support/keep-stack";
+
+const TEXT = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
+
+describe("pulumi-keepstack import", () => {
+  let stack: KeepStack;
+  beforeAll(async () => {
+    stack = await startKeepStack();
+    stack.keep.putPolicy("acl", "app-readers", { policy: TEXT });
+    stack.keep.putPolicy("acl", "ops", { policy: 'path "sys/*" { capabilities = ["sudo"] }' });
+    stack.keep.putPolicy("egp", "guard", { policy: "main = rule { true }", enforcement_level: "hard-mandatory", paths: ["secret/*", "transit/*"] });
+  });
+  afterAll(() => stack.close());
+
+  const ctx = () => createContext((k) => ({ "keep:address": stack.keep.url, "keep:token": stack.keep.rootToken })[k], {});
+
+  test("--all lists the objects of a type, leaving out the built-in policies", async () => {
+    expect(await specOf("keep:AclPolicy").list!(ctx())).toEqual(["app-readers", "ops"]);
+  });
+
+  test("the printed program declares each object as it is, with adopt: true", async () => {
+    const text = programText([
+      ...(await importObjects(ctx(), specOf("keep.AclPolicy"), ["app-readers"])),
+      ...(await importObjects(ctx(), specOf("pulumi-nodejs:dynamic/keep:EgpPolicy"), ["guard"])),
+    ]);
+    expect(text).toBe(`import { keep } from "pulumi-keepstack";
+
+new keep.AclPolicy("app-readers", {
+  name: "app-readers",
+  policy: \`path "secret/data/app/*" {
+  capabilities = ["read"]
+}
+\`,
+  adopt: true,
+});
+
+new keep.EgpPolicy("guard", {
+  name: "guard",
+  policy: "main = rule { true }",
+  enforcementLevel: "hard-mandatory",
+  paths: ["secret/*", "transit/*"],
+  adopt: true,
+});
+`);
+  });
+
+  test("running the printed program adopts the objects without changing them", async () => {
+    const text = programText(await importObjects(ctx(), specOf("keep:AclPolicy"), ["app-readers", "ops"]));
+    const body = text.replace(/^import .*\n/, "");
+    const program = () => new Function("keep", body)(keep);
+    stack.keep.log.clear();
+    expect(summarize((await stack.engine.up(program)).steps)).toEqual({ create: 2 });
+    expect(stack.keep.log.entries.filter((e) => e.method !== "GET")).toEqual([]);
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 2 });
+  });
+
+  test("the installed command prints the same, and fails clearly on an unknown ID or type", () => {
+    const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+    const env = { ...process.env, KEEP_ADDR: stack.keep.url, KEEP_TOKEN: stack.keep.rootToken };
+    const out = execFileSync(process.execPath, [cli, "import", "keep:EgpPolicy", "--all"], { env, encoding: "utf8" });
+    expect(out).toContain('new keep.EgpPolicy("guard", {');
+    const fail = (args: string[]) => {
+      try {
+        execFileSync(process.execPath, [cli, ...args], { env, encoding: "utf8", stdio: "pipe" });
+        return "";
+      } catch (e) {
+        return String((e as { stderr: string }).stderr);
+      }
+    };
+    expect(fail(["import", "keep:AclPolicy", "nope"])).toContain('no object with ID "nope" exists');
+    expect(fail(["import", "keep:Nothing", "x"])).toContain('unknown resource type "keep:Nothing"');
+    expect(out).not.toContain(stack.keep.rootToken);
+  });
+});
