@@ -1,5 +1,6 @@
 /** The import command: existing objects become a program that adopts them, and that program runs. */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import * as path from "node:path";
 import { keep } from "pulumi-keepstack";
 import { importObjects, specOf } from "../../cli/main";
@@ -62,21 +63,20 @@ new keep.EgpPolicy("guard", {
     expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 2 });
   });
 
-  test("the installed command prints the same, and fails clearly on an unknown ID or type", () => {
+  test("the installed command prints the same, and fails clearly on an unknown ID or type", async () => {
+    // Asynchronous: the emulator answering the command runs in this process.
+    const run = promisify(execFile);
     const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
     const env = { ...process.env, KEEP_ADDR: stack.keep.url, KEEP_TOKEN: stack.keep.rootToken };
-    const out = execFileSync(process.execPath, [cli, "import", "keep:EgpPolicy", "--all"], { env, encoding: "utf8" });
-    expect(out).toContain('new keep.EgpPolicy("guard", {');
-    const fail = (args: string[]) => {
-      try {
-        execFileSync(process.execPath, [cli, ...args], { env, encoding: "utf8", stdio: "pipe" });
-        return "";
-      } catch (e) {
-        return String((e as { stderr: string }).stderr);
-      }
-    };
-    expect(fail(["import", "keep:AclPolicy", "nope"])).toContain('no object with ID "nope" exists');
-    expect(fail(["import", "keep:Nothing", "x"])).toContain('unknown resource type "keep:Nothing"');
-    expect(out).not.toContain(stack.keep.rootToken);
+    const { stdout } = await run(process.execPath, [cli, "import", "keep:EgpPolicy", "--all"], { env });
+    expect(stdout).toContain('new keep.EgpPolicy("guard", {');
+    expect(stdout).not.toContain(stack.keep.rootToken);
+    const fail = (args: string[]) =>
+      run(process.execPath, [cli, ...args], { env }).then(
+        () => "",
+        (e: { stderr: string }) => e.stderr,
+      );
+    expect(await fail(["import", "keep:AclPolicy", "nope"])).toContain('no object with ID "nope" exists');
+    expect(await fail(["import", "keep:Nothing", "x"])).toContain('unknown resource type "keep:Nothing"');
   });
 });

@@ -16,7 +16,9 @@ describe("adoption, get and namespaces", () => {
   test("adopt converges an existing policy to the declared text and then manages it", async () => {
     stack.keep.putPolicy("acl", "legacy", { policy: 'path "old/*" { capabilities = ["deny"] }' });
     stack.keep.putPolicy("egp", "legacy-guard", { policy: "main = rule { true }", enforcement_level: "advisory", paths: ["secret/*"] });
+    stack.keep.putPolicy("rgp", "legacy-gate", { policy: "main = rule { true }", enforcement_level: "advisory" });
     const program = () => {
+      new keep.RgpPolicy("legacy-gate", { name: "legacy-gate", policy: "main = rule { false }", enforcementLevel: "hard-mandatory", adopt: true });
       new keep.AclPolicy("legacy", { name: "legacy", policy: DECLARED, adopt: true });
       new keep.EgpPolicy("legacy-guard", {
         name: "legacy-guard",
@@ -27,17 +29,19 @@ describe("adoption, get and namespaces", () => {
       });
     };
     stack.keep.log.clear();
-    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ create: 2 });
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ create: 3 });
     expect(stack.keep.log.count).toBe(0);
 
     await stack.engine.up(program);
     expect(stack.keep.getPolicy("acl", "legacy")?.policy).toBe(DECLARED);
+    expect(stack.keep.getPolicy("rgp", "legacy-gate")).toMatchObject({ policy: "main = rule { false }", enforcement_level: "hard-mandatory" });
     // Already as declared: adopted with a read alone, no write.
     expect(stack.keep.log.lines().filter((l) => l.includes("legacy-guard"))).toEqual(["GET /v1/sys/policies/egp/legacy-guard"]);
-    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 2 });
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 3 });
 
     await stack.engine.destroy();
     expect(stack.keep.getPolicy("acl", "legacy")).toBeUndefined();
+    expect(stack.keep.getPolicy("rgp", "legacy-gate")).toBeUndefined();
   });
 
   test("adopting a policy that does not exist fails clearly and creates nothing", async () => {

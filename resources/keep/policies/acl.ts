@@ -1,7 +1,6 @@
 /** ACL policy: `sys/policies/acl/:name`. */
 import { z } from "zod";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { resourceSpec } from "../../../provider/spec";
 import { namespaceInput } from "../namespace";
 import * as policy from "./policy-common";
 
@@ -14,30 +13,12 @@ const inputs = z.object({
   namespace: namespaceInput,
 });
 
-export const aclPolicySpec = resourceSpec({
-  module: "keep",
+export const aclPolicySpec = policy.policySpec({
+  kind: "acl",
   type: "AclPolicy",
   inputs,
-  computed: z.object({}),
-  replaceOnChanges: ["name", "namespace"],
-  normalize: { policy: policy.normalizePolicyText },
-  naturalId: policy.policyId,
-  fromId: policy.policyFromId,
-  async create(ctx, args) {
-    const id = policy.policyId(args);
-    await policy.writePolicy(ctx, "acl", id, { policy: args.policy });
-    return { id, computed: {} };
-  },
-  async read(ctx, id) {
-    const found = await policy.readPolicy<{ name: string; policy: string }>(ctx, "acl", id);
-    return found && { inputs: { policy: found.policy }, computed: {} };
-  },
-  async update(ctx, id, args) {
-    await policy.writePolicy(ctx, "acl", id, { policy: args.policy });
-    return {};
-  },
-  delete: (ctx, id) => policy.deletePolicy(ctx, "acl", id),
-  list: (ctx) => policy.listPolicies(ctx, "acl"),
+  bodyOf: (args) => ({ policy: args.policy }),
+  inputsOf: (answer) => ({ policy: answer.policy as string }),
 });
 
 /** An ACL policy of the secrets service. ID: the name, or `<namespace>:<name>`. */

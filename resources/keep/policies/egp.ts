@@ -1,7 +1,6 @@
 /** Endpoint governing policy (EGP): `sys/policies/egp/:name`. */
 import { z } from "zod";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { resourceSpec } from "../../../provider/spec";
 import { namespaceInput } from "../namespace";
 import * as policy from "./policy-common";
 
@@ -24,47 +23,18 @@ const inputs = z.object({
   namespace: namespaceInput,
 });
 
-type EgpBody = { name: string; policy: string; enforcement_level: z.infer<typeof policy.enforcementLevel>; paths: string[] };
-
-const bodyOf = (args: z.output<typeof inputs>) => ({
-  policy: args.policy,
-  enforcement_level: args.enforcementLevel,
-  paths: args.paths,
-});
-
-export const egpPolicySpec = resourceSpec({
-  module: "keep",
+export const egpPolicySpec = policy.policySpec({
+  kind: "egp",
   type: "EgpPolicy",
   inputs,
-  computed: z.object({}),
-  replaceOnChanges: ["name", "namespace"],
-  normalize: {
-    policy: policy.normalizePolicyText,
-    // Order of paths carries no meaning.
-    paths: (paths) => [...paths].sort(),
-  },
-  naturalId: policy.policyId,
-  fromId: policy.policyFromId,
-  async create(ctx, args) {
-    const id = policy.policyId(args);
-    await policy.writePolicy(ctx, "egp", id, bodyOf(args));
-    return { id, computed: {} };
-  },
-  async read(ctx, id) {
-    const found = await policy.readPolicy<EgpBody>(ctx, "egp", id);
-    return (
-      found && {
-        inputs: { policy: found.policy, enforcementLevel: found.enforcement_level, paths: found.paths },
-        computed: {},
-      }
-    );
-  },
-  async update(ctx, id, args) {
-    await policy.writePolicy(ctx, "egp", id, bodyOf(args));
-    return {};
-  },
-  delete: (ctx, id) => policy.deletePolicy(ctx, "egp", id),
-  list: (ctx) => policy.listPolicies(ctx, "egp"),
+  bodyOf: (args) => ({ policy: args.policy, enforcement_level: args.enforcementLevel, paths: args.paths }),
+  inputsOf: (answer) => ({
+    policy: answer.policy as string,
+    enforcementLevel: answer.enforcement_level as z.infer<typeof policy.enforcementLevel>,
+    paths: answer.paths as string[],
+  }),
+  // The order of paths carries no meaning.
+  normalize: { paths: (paths) => [...paths].sort() },
 });
 
 /** An endpoint governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */

@@ -1,6 +1,7 @@
 /** What the three policy kinds share: the name rule, the policy text, the ID, the routes. */
 import { z } from "zod";
 import { OperationContext } from "../../../provider/context";
+import { resourceSpec } from "../../../provider/spec";
 import { keepId, pathSegment, splitKeepId } from "../namespace";
 
 export type PolicyKind = "acl" | "rgp" | "egp";
@@ -70,4 +71,48 @@ const BUILT_IN = new Set(["root", "default"]);
 export async function listPolicies(ctx: OperationContext, kind: PolicyKind): Promise<string[]> {
   const names = await ctx.keep().list(`sys/policies/${kind}`);
   return names.filter((name) => kind !== "acl" || !BUILT_IN.has(name));
+}
+
+type PolicyInputs = z.ZodObject<{ name: typeof policyName; policy: typeof policyText; namespace: z.ZodType<string | undefined> } & z.ZodRawShape>;
+
+/**
+ * The spec of one policy kind: all three write with POST, read with GET, delete with DELETE and list
+ * under `sys/policies/<kind>`; they differ in their fields.
+ */
+export function policySpec<S extends PolicyInputs>(options: {
+  kind: PolicyKind;
+  type: string;
+  inputs: S;
+  /** The request body of a write. */
+  bodyOf(args: z.output<S>): Record<string, unknown>;
+  /** The inputs a read answer declares. */
+  inputsOf(answer: Record<string, unknown>): Partial<z.output<S>>;
+  normalize?: { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => unknown };
+}) {
+  const { kind } = options;
+  return resourceSpec({
+    module: "keep",
+    type: options.type,
+    inputs: options.inputs,
+    computed: z.object({}),
+    replaceOnChanges: ["name", "namespace"],
+    normalize: { policy: normalizePolicyText, ...options.normalize } as never,
+    naturalId: (args) => policyId(args as { name: string; namespace?: string }),
+    fromId: (id) => policyFromId(id) as unknown as Partial<z.output<S>>,
+    async create(ctx, args) {
+      const id = policyId(args as { name: string; namespace?: string });
+      await writePolicy(ctx, kind, id, options.bodyOf(args));
+      return { id, computed: {} };
+    },
+    async read(ctx, id) {
+      const found = await readPolicy<Record<string, unknown>>(ctx, kind, id);
+      return found && { inputs: options.inputsOf(found), computed: {} };
+    },
+    async update(ctx, id, args) {
+      await writePolicy(ctx, kind, id, options.bodyOf(args));
+      return {};
+    },
+    delete: (ctx, id) => deletePolicy(ctx, kind, id),
+    list: (ctx) => listPolicies(ctx, kind),
+  });
 }
