@@ -6,4 +6,5 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   moduleNameMapper: { "^pulumi-keepstack$": "<rootDir>/index.ts" },
   testTimeout: 120000,
+  reporters: ["default", "<rootDir>/tests/support/summary-reporter.js"],
 };
