@@ -210,6 +210,20 @@ export class Engine {
     const preview = mode === "preview";
     const diagnosticsStart = host.stderr.length;
     const engine = this;
+    /**
+     * Answers the program once a registration is done. A failure is reported when the run ends;
+     * meanwhile the program gets its own inputs back, so it does not die of unhandled rejections.
+     */
+    const settle = <T>(work: Promise<T>, callback: (err: unknown, resp?: unknown) => void, fallback: () => unknown) => {
+      pending.push(work.catch(() => undefined));
+      work.then(
+        (resp) => callback(null, resp),
+        (err: Error) => {
+          errors.push(err.message);
+          callback(null, fallback());
+        },
+      );
+    };
 
     class HarnessMonitor extends rt.mocks.MockMonitor {
       registerResource(req: any, callback: (err: unknown, resp?: unknown) => void) {
@@ -249,20 +263,13 @@ export class Engine {
           resp.setObject(rt.structproto.Struct.fromJavaScript(wire));
           return resp;
         })();
-        pending.push(work.catch(() => undefined));
-        work.then(
-          (resp) => callback(null, resp),
-          (err: Error) => {
-            // The failure is reported when the run ends; the program is answered with its own
-            // inputs so it does not die of unhandled rejections meanwhile.
-            errors.push(err.message);
-            const resp = new rt.resproto.RegisterResourceResponse();
-            resp.setUrn(this.newUrn(req.getParent(), req.getType(), req.getName()));
-            resp.setId("");
-            resp.setObject(req.getObject());
-            callback(null, resp);
-          },
-        );
+        settle(work, callback, () => {
+          const resp = new rt.resproto.RegisterResourceResponse();
+          resp.setUrn(this.newUrn(req.getParent(), req.getType(), req.getName()));
+          resp.setId("");
+          resp.setObject(req.getObject());
+          return resp;
+        });
       }
 
       readResource(req: any, callback: (err: unknown, resp?: unknown) => void) {
@@ -284,14 +291,12 @@ export class Engine {
           resp.setProperties(rt.structproto.Struct.fromJavaScript(wire));
           return resp;
         })();
-        pending.push(work.catch(() => undefined));
-        work.then(
-          (resp) => callback(null, resp),
-          (err: Error) => {
-            errors.push(err.message);
-            callback(err);
-          },
-        );
+        settle(work, callback, () => {
+          const resp = new rt.resproto.ReadResourceResponse();
+          resp.setUrn(this.newUrn(req.getParent(), req.getType(), req.getName()));
+          resp.setProperties(req.getProperties());
+          return resp;
+        });
       }
     }
 
