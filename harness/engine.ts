@@ -154,6 +154,7 @@ function sdkRuntime() {
     state: require("@pulumi/pulumi/runtime/state"),
     config: require("@pulumi/pulumi/runtime/config"),
     stack: require("@pulumi/pulumi/runtime/stack"),
+    resource: require("@pulumi/pulumi/resource"),
     mocks: require("@pulumi/pulumi/runtime/mocks"),
     structproto: require("google-protobuf/google/protobuf/struct_pb"),
     resproto: require("@pulumi/pulumi/proto/resource_pb"),
@@ -315,7 +316,11 @@ export class Engine {
 
     let outputs: Props = {};
     try {
-      outputs = ((await rt.stack.runInPulumiStack(async () => program())) ?? {}) as Props;
+      outputs = ((await rt.stack.runInPulumiStack(async () => {
+        const returned = await program();
+        // A program written as an expression returns its last resource: that is not a set of outputs.
+        return rt.resource.Resource.isInstance(returned) ? undefined : returned;
+      })) ?? {}) as Props;
     } catch (e) {
       if (!errors.length) errors.push(e instanceof Error ? e.message : String(e));
     }
