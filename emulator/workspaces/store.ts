@@ -126,7 +126,7 @@ export type ConfigurationVersionStatus = "pending" | "fetching" | "uploaded" | "
 export interface ConfigurationVersionState {
   id: string;
   workspaceId: string;
-  /** `tfe-api` for versions created through the API; a VCS provider name for VCS-created ones. */
+  /** `workspaces-api` for versions created through the API; a VCS provider name for VCS-created ones. */
   source: string;
   autoQueueRuns: boolean;
   speculative: boolean;
@@ -158,7 +158,7 @@ export interface RunState {
   createdAt: string;
 }
 
-export const API_SOURCE = "tfe-api";
+export const API_SOURCE = "workspaces-api";
 
 export function isApiCreated(cv: ConfigurationVersionState): boolean {
   return cv.source === API_SOURCE;

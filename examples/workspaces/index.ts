@@ -21,7 +21,7 @@ export = async () => {
   const configuration = new workspaces.ConfigurationVersion("network-configuration", {
     workspaceId: network.id,
     directory: path.join(__dirname, "configuration"),
-    exclude: ["*.tfstate", ".terraform/"],
+    exclude: ["*.state", ".iac/"],
     autoQueueRuns: false,
   });
 

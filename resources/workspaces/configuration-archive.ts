@@ -21,7 +21,7 @@ export interface ArchiveEntry {
 /**
  * Exclusion globs, matched against paths relative to the directory: `*` and `?` never cross a `/`,
  * `**` spans directories, `[abc]` is a class (`[!abc]` its complement). A pattern without `/` matches
- * a name at any depth (`*.log`, `.terraform`); one with a `/` (a leading one included) matches from
+ * a name at any depth (`*.log`, `.iac`); one with a `/` (a leading one included) matches from
  * the directory's root; a trailing `/` matches directories only; an excluded directory excludes
  * everything in it.
  */

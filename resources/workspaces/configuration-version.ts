@@ -16,7 +16,7 @@ import { camelKeys } from "./json-api-names";
 
 const CONFIGURATION_VERSION_ID = /^cv-[A-Za-z0-9]+$/;
 /** Sources of versions created through the API or the command line, the only ones the service archives on request. */
-const API_SOURCES = new Set(["tfe-api", "tfe-cli", "terraform", "terraform+cloud", "cli"]);
+const API_SOURCES = new Set(["workspaces-api", "workspaces-cli", "iac-cli", "iac-cli+cloud", "cli"]);
 /** Run statuses after which a run is no longer in progress. */
 const FINISHED_RUN_STATUSES = new Set([
   "applied",
@@ -46,7 +46,7 @@ const inputs = z
     workspaceId: z.string().min(1, "must not be empty"),
     /** Directory whose files are uploaded (relative paths are resolved from the project directory). */
     directory: z.string().refine(isDirectory, "must be an existing directory"),
-    /** Globs of files left out (`*.log`, `.terraform/`, `tests/**`); see the README for the rules. */
+    /** Globs of files left out (`*.log`, `.iac/`, `tests/**`); see the README for the rules. */
     exclude: z.array(z.string().min(1, "must not be empty")).default([]),
     /** Queue a run once the files are uploaded. Default true. Changing it creates a new version. */
     autoQueueRuns: z.boolean().default(true),
@@ -86,7 +86,7 @@ const computed = z.object({
   status: z.string(),
   /** When each status was reached (`pendingAt`, `uploadedAt`, ...). */
   statusTimestamps: z.record(z.string(), z.string()),
-  /** Origin of the version (`tfe-api` for versions created through the API). */
+  /** Origin of the version (`workspaces-api` for versions created through the API). */
   source: z.string().nullable(),
   error: z.string().nullable(),
   errorMessage: z.string().nullable(),

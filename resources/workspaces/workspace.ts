@@ -44,7 +44,7 @@ const computed = z.object({
   /** Resources in the workspace's current state. */
   resourceCount: z.number(),
   environment: nullableString,
-  /** Origin of the workspace (`tfe-api`, ...). */
+  /** Origin of the workspace (`workspaces-api`, ...). */
   source: nullableString,
   structuredRunOutputEnabled: z.boolean().optional(),
   tagNames: z.array(z.string()),

@@ -877,7 +877,7 @@ describe("configuration versions", () => {
       status: "pending",
       error: null,
       "error-message": null,
-      source: "tfe-api",
+      source: "workspaces-api",
     });
     expect(cv.attributes["status-timestamps"]["pending-at"]).toEqual(expect.any(String));
     expect(cv.attributes["upload-url"]).toMatch(new RegExp(`^${emu.url}/_archivist/v1/object/[A-Za-z0-9_-]{40,}$`));

@@ -34,7 +34,7 @@ describe("workspaces.ConfigurationVersion", () => {
       "files/blob.bin": binary,
       "@weird-name.tf": "# a name node-tar would read as an archive\n",
       "debug.log": "left out\n",
-      ".terraform/providers/cache.bin": "left out\n",
+      ".iac/providers/cache.bin": "left out\n",
     });
     const { mkdir } = await import("node:fs/promises");
     await mkdir(path.join(tree, "empty-dir"));
@@ -49,7 +49,7 @@ describe("workspaces.ConfigurationVersion", () => {
     const cv = new workspaces.ConfigurationVersion("config", {
       workspaceId: ws.id,
       directory: tree,
-      exclude: ["*.log", ".terraform/"],
+      exclude: ["*.log", ".iac/"],
       ...extra,
     });
     return { workspaceId: ws.id, id: cv.id, status: cv.status, hash: cv.contentHash, source: cv.source, links: cv.links, uploadedAt: cv.statusTimestamps };
@@ -71,7 +71,7 @@ describe("workspaces.ConfigurationVersion", () => {
     expect(result.outputs).toMatchObject({
       status: "uploaded",
       hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-      source: "tfe-api",
+      source: "workspaces-api",
       links: { self: `/api/v2/configuration-versions/${firstVersion}`, download: `/api/v2/configuration-versions/${firstVersion}/download` },
       uploadedAt: { pendingAt: expect.any(String), uploadedAt: expect.any(String) },
     });
@@ -130,11 +130,11 @@ describe("workspaces.ConfigurationVersion", () => {
         return { versions: versions.map((v) => `${v.id}:${v.status}`), one, ingress: ingress ?? "none" };
       });
       expect(result.outputs.versions).toEqual([`${current}:uploaded`, `${firstVersion}:archived`]);
-      expect(result.outputs.one).toMatchObject({ id: current, status: "uploaded", source: "tfe-api", autoQueueRuns: true, ingressAttributes: null });
+      expect(result.outputs.one).toMatchObject({ id: current, status: "uploaded", source: "workspaces-api", autoQueueRuns: true, ingressAttributes: null });
       expect(result.outputs.ingress).toBe("none");
       const expected = await snapshotTree(tree);
       delete expected["debug.log"];
-      for (const key of Object.keys(expected)) if (key.startsWith(".terraform")) delete expected[key];
+      for (const key of Object.keys(expected)) if (key.startsWith(".iac")) delete expected[key];
       expect(await snapshotTree(target)).toEqual(expected);
       expect(Object.keys(expected)).toEqual(expect.arrayContaining(["empty-dir/", "@weird-name.tf", "files/blob.bin"]));
       expect((await stat(path.join(target, "files/blob.bin"))).size).toBe(binary.length);
