@@ -1,11 +1,9 @@
 /** The mesh-service client against the emulator: configuration, headers, namespaces, consistency, blocking queries, retries, TLS. */
-import * as https from "node:https";
-import { AddressInfo } from "node:net";
 import { MeshEmulator, startMeshEmulator } from "../../emulator/mesh";
 import { resolveServiceConfig } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
 import { MESH_INDEX_HEADER, MeshClient, meshRefusalOf, parseWait } from "../../provider/mesh-client";
-import { makeTlsFixture } from "../support/tls";
+import { startTlsServer, TlsServer } from "../support/tls";
 import { until } from "./mesh-stack";
 
 describe("MeshClient", () => {
@@ -173,32 +171,26 @@ describe("MeshClient", () => {
 });
 
 describe("MeshClient TLS", () => {
-  let server: https.Server;
-  let address: string;
-  let caPem: string;
+  let server: TlsServer;
   beforeAll(async () => {
-    const tls = await makeTlsFixture();
-    caPem = tls.caPem;
-    server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (_req, res) => {
+    server = await startTlsServer((_req, res) => {
       res.setHeader("Content-Type", "application/json");
       res.setHeader(MESH_INDEX_HEADER, "7");
       res.end(JSON.stringify({ ActiveRootID: "tls-ok", Roots: [] }));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    address = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => server.close());
 
   const client = (extra: Record<string, string>) => {
-    const config: Record<string, string> = { "mesh:address": address, "mesh:maxRetries": "0", ...extra };
+    const config: Record<string, string> = { "mesh:address": server.address, "mesh:maxRetries": "0", ...extra };
     return new MeshClient(resolveServiceConfig("mesh", (k) => config[k], {}));
   };
 
   test("an untrusted certificate is refused unless its CA is given (mesh:caCert or MESH_CACERT)", async () => {
     const error = (await client({}).caRoots().catch((e: unknown) => e)) as ApiError;
     expect(error.status).toBe(0);
-    expect((await client({ "mesh:caCert": caPem }).caRoots()).body.ActiveRootID).toBe("tls-ok");
-    const fromEnv = new MeshClient(resolveServiceConfig("mesh", () => undefined, { MESH_HTTP_ADDR: address, MESH_CACERT: caPem }));
+    expect((await client({ "mesh:caCert": server.caPem }).caRoots()).body.ActiveRootID).toBe("tls-ok");
+    const fromEnv = new MeshClient(resolveServiceConfig("mesh", () => undefined, { MESH_HTTP_ADDR: server.address, MESH_CACERT: server.caPem }));
     expect((await fromEnv.caRoots()).index).toBe(7);
   });
 

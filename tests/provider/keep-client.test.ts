@@ -1,13 +1,11 @@
 /** The secrets-service client against the emulator: retries as data, clear errors, headers, TLS. */
-import * as https from "node:https";
-import { AddressInfo } from "node:net";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
 import { retryDelayMs, retryPolicyOf, serverWaitMs } from "../../provider/http";
 import type { AxiosError } from "axios";
 import { KeepClient } from "../../provider/keep-client";
-import { makeTlsFixture } from "../support/tls";
+import { startTlsServer, TlsServer } from "../support/tls";
 
 describe("KeepClient", () => {
   let emulator: KeepEmulator;
@@ -124,30 +122,24 @@ describe("KeepClient", () => {
 });
 
 describe("KeepClient TLS", () => {
-  let server: https.Server;
-  let address: string;
-  let caPem: string;
+  let server: TlsServer;
   beforeAll(async () => {
-    const tls = await makeTlsFixture();
-    caPem = tls.caPem;
-    server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (_req, res) => {
+    server = await startTlsServer((_req, res) => {
       res.setHeader("Content-Type", "application/json");
       res.end(JSON.stringify({ keys: ["tls-ok"] }));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    address = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => server.close());
 
   const client = (extra: Record<string, string>) => {
-    const config: Record<string, string> = { "keep:address": address, "keep:maxRetries": "0", ...extra };
+    const config: Record<string, string> = { "keep:address": server.address, "keep:maxRetries": "0", ...extra };
     return new KeepClient(resolveServiceConfig("keep", (k) => config[k], {}));
   };
 
   test("an untrusted certificate is refused unless its CA is given", async () => {
     const error = (await client({}).list("x").catch((e: unknown) => e)) as ApiError;
     expect(error.status).toBe(0);
-    expect(await client({ "keep:caCert": caPem }).list("x")).toEqual(["tls-ok"]);
+    expect(await client({ "keep:caCert": server.caPem }).list("x")).toEqual(["tls-ok"]);
   });
 
   test("verification is skipped only when asked", async () => {

@@ -1,6 +1,9 @@
 /** A throwaway CA and a server certificate for 127.0.0.1, for TLS tests. */
 import "reflect-metadata";
 import { webcrypto } from "node:crypto";
+import * as http from "node:http";
+import * as https from "node:https";
+import { AddressInfo } from "node:net";
 import * as x509 from "@peculiar/x509";
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -41,4 +44,24 @@ export async function makeTlsFixture(): Promise<{ caPem: string; certPem: string
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: "ip", value: "127.0.0.1" }])],
   });
   return { caPem: ca.toString("pem"), certPem: leaf.toString("pem"), keyPem: await pkcs8Pem(leafKeys.privateKey) };
+}
+
+export interface TlsServer {
+  /** `https://127.0.0.1:<port>` */
+  address: string;
+  /** The CA that signed the server's certificate. */
+  caPem: string;
+  close(): Promise<void>;
+}
+
+/** An HTTPS server on loopback whose certificate only the returned CA trusts. */
+export async function startTlsServer(handler: http.RequestListener): Promise<TlsServer> {
+  const tls = await makeTlsFixture();
+  const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    address: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    caPem: tls.caPem,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
