@@ -147,6 +147,22 @@ class Limiter {
 
 type Mode = "preview" | "up";
 
+/**
+ * Routes uncaught exceptions and unhandled rejections to `fail` until the returned function is
+ * called. That function first lets one turn of the event loop pass, so rejections made during the
+ * run are reported while the handlers are still in place.
+ */
+function catchStrayErrors(fail: (e: unknown) => void): () => Promise<void> {
+  const handler = (e: unknown) => fail(e);
+  process.on("uncaughtException", handler);
+  process.on("unhandledRejection", handler);
+  return async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off("uncaughtException", handler);
+    process.off("unhandledRejection", handler);
+  };
+}
+
 /** The SDK's runtime internals the mock monitor plugs into (stable across 3.x). */
 function sdkRuntime() {
   return {
@@ -314,18 +330,36 @@ export class Engine {
     });
     rt.config.setAllConfig(this.options.config ?? {}, this.options.secretConfig ?? []);
 
+    const fail = (e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      if (!errors.includes(message)) errors.push(message);
+    };
+    // As the language host does, an error nobody catches (an apply callback that throws, a timer)
+    // fails the run instead of ending the process.
+    const stopCatching = catchStrayErrors(fail);
     let outputs: Props = {};
     try {
-      outputs = ((await rt.stack.runInPulumiStack(async () => {
-        const returned = await program();
-        // A program written as an expression returns its last resource: that is not a set of outputs.
-        return rt.resource.Resource.isInstance(returned) ? undefined : returned;
-      })) ?? {}) as Props;
-    } catch (e) {
-      if (!errors.length) errors.push(e instanceof Error ? e.message : String(e));
+      try {
+        outputs = ((await rt.stack.runInPulumiStack(async () => {
+          let returned: unknown;
+          try {
+            returned = await program();
+          } catch (e) {
+            // Caught here, the SDK's stack resource completes instead of leaving rejected promises behind.
+            fail(e);
+            return undefined;
+          }
+          // A program written as an expression returns its last resource: that is not a set of outputs.
+          return rt.resource.Resource.isInstance(returned) ? undefined : returned;
+        })) ?? {}) as Props;
+      } catch (e) {
+        fail(e);
+      }
+      await rt.settings.waitForRPCs().catch(fail);
+      await Promise.all(pending);
+    } finally {
+      await stopCatching();
     }
-    await rt.settings.waitForRPCs().catch(() => undefined);
-    await Promise.all(pending);
 
     // Objects in state that the program no longer declares are deleted, dependents first.
     if (!errors.length) {

@@ -1,0 +1,45 @@
+/**
+ * A program that fails makes the run reject with an EngineError and leaves nothing that would end
+ * a plain Node process. Jest swallows unhandled rejections, so each program runs in a child
+ * `node --unhandled-rejections=strict`, where any stray rejection would end the process with an error.
+ */
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const repoRoot = path.join(__dirname, "..", "..");
+
+async function runProgram(name: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = ["--unhandled-rejections=strict", "-r", "ts-node/register/transpile-only", path.join(__dirname, "throwing-program.ts"), name];
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: repoRoot });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const failed = e as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe("a failing program", () => {
+  test.each([
+    ["sync", ["thrown synchronously"]],
+    ["async", ["thrown asynchronously"]],
+    ["apply", ["thrown in an apply callback"]],
+  ])("%s: the run rejects with an EngineError and the process ends normally", async (name, errors) => {
+    const result = await runProgram(name);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout.trim())).toEqual({ outcome: "EngineError", errors });
+  });
+
+  test("a resource the service refuses fails the run with its create error, dependents and applies included", async () => {
+    const result = await runProgram("resource");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout.trim());
+    expect(report.outcome).toBe("EngineError");
+    expect(report.errors).toHaveLength(1);
+    expect(report.errors[0]).toMatch(/keep:AclPolicy::refused: create failed: .*POST \/v1\/sys\/policies\/acl\/refused returned 400/);
+  });
+});
