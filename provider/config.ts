@@ -10,6 +10,8 @@ export type ServiceName = "keep" | "workspaces" | "mesh";
 
 export interface ServiceConfig {
   service: ServiceName;
+  /** Named cluster (`keep-dr:` settings) or undefined for the default connection. */
+  cluster?: string;
   address: string;
   token?: string;
   /** Secrets and mesh services: default namespace. */
@@ -29,19 +31,24 @@ export interface ServiceConfig {
 }
 
 /** A setting: its stack config key (under the service prefix), its environment variable, its default. */
-interface Setting {
+export interface Setting {
   key: string;
   env?: string;
   default?: string;
   description: string;
+  /**
+   * Tuning shared by every named cluster of the service: a cluster without its own value takes the
+   * default connection's. Connection settings (address, token, namespace, TLS) never fall back.
+   */
+  shared?: boolean;
 }
 
 const common = (prefix: string): Setting[] => [
   { key: "caCert", env: `${prefix}_CACERT`, description: "PEM text, or path to a PEM file, of CA certificates to trust" },
   { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", description: "disable TLS certificate verification (only when asked)" },
-  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", description: "retries of 412, 429, 5xx answers and reset connections" },
-  { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
-  { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", description: "timeout of one request attempt" },
+  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, description: "retries of 412, 429, 5xx answers and reset connections" },
+  { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", shared: true, description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
+  { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", shared: true, description: "timeout of one request attempt" },
 ];
 
 /** The configuration table of every service; the README renders the same facts. */
@@ -51,7 +58,7 @@ export const SETTINGS: Record<ServiceName, Setting[]> = {
     { key: "token", env: "KEEP_TOKEN", description: "token sent as X-Keep-Token (secret)" },
     { key: "namespace", env: "KEEP_NAMESPACE", description: "namespace sent as X-Keep-Namespace" },
     ...common("KEEP"),
-    { key: "requestHeader", default: "false", description: "send X-Keep-Request: true on every request" },
+    { key: "requestHeader", default: "false", shared: true, description: "send X-Keep-Request: true on every request" },
   ],
   workspaces: [
     { key: "address", env: "WORKSPACES_ADDR", description: "base URL of the workspace service (required)" },
@@ -93,24 +100,50 @@ function loadCa(value: string, name: string): string {
   }
 }
 
+/** A cluster name: lower-case letters, digits and dashes; it names `<service>-<cluster>:` settings. */
+export const CLUSTER_NAME = /^[a-z][a-z0-9-]*$/;
+
+/** The config prefix of a connection: `keep`, or `keep-dr` for the cluster `dr`. */
+export function configPrefix(service: ServiceName, cluster?: string): string {
+  return cluster ? `${service}-${cluster}` : service;
+}
+
+/** The environment variable of a setting for a cluster: `KEEP_ADDR` becomes `KEEP_DR_ADDR`. */
+function envName(env: string, cluster?: string): string {
+  if (!cluster) return env;
+  const head = env.split("_")[0];
+  return `${head}_${cluster.toUpperCase().replace(/-/g, "_")}${env.slice(head.length)}`;
+}
+
 export function resolveServiceConfig(
   service: ServiceName,
   lookup: ConfigLookup,
   env: NodeJS.ProcessEnv = process.env,
+  cluster?: string,
 ): ServiceConfig {
+  if (cluster !== undefined && !CLUSTER_NAME.test(cluster)) {
+    throw new ConfigError(`cluster "${cluster}" is not a valid cluster name (lower-case letters, digits and dashes)`);
+  }
   const raw: Record<string, string | undefined> = {};
   const label: Record<string, string> = {};
+  const valueOf = (s: Setting, c?: string): string | undefined => {
+    const fromConfig = lookup(`${configPrefix(service, c)}:${s.key}`);
+    const fromEnv = s.env ? env[envName(s.env, c)] : undefined;
+    return fromConfig ?? (fromEnv === "" ? undefined : fromEnv);
+  };
   for (const s of SETTINGS[service]) {
-    const fromConfig = lookup(`${service}:${s.key}`);
-    const fromEnv = s.env ? env[s.env] : undefined;
-    raw[s.key] = fromConfig ?? (fromEnv === "" ? undefined : fromEnv) ?? s.default;
-    label[s.key] = s.env ? `${service}:${s.key} (or ${s.env})` : `${service}:${s.key}`;
+    raw[s.key] = valueOf(s, cluster) ?? (cluster && s.shared ? valueOf(s) : undefined) ?? s.default;
+    label[s.key] = settingLabel(service, s.key, cluster);
   }
-  if (!raw.address) throw new ConfigError(`${service}: no address configured: set ${label.address}`);
+  if (!raw.address) {
+    const what = cluster ? `cluster "${cluster}"` : service;
+    throw new ConfigError(`${what}: no address configured: set ${label.address}`);
+  }
   const address = raw.address.replace(/\/+$/, "");
   if (!/^https?:\/\//.test(address)) throw new ConfigError(`${label.address} must be an http:// or https:// URL, got "${address}"`);
   return {
     service,
+    cluster,
     address,
     token: raw.token || undefined,
     namespace: raw.namespace || undefined,
@@ -126,7 +159,8 @@ export function resolveServiceConfig(
 }
 
 /** The label of a setting for messages, e.g. `keep:token (or KEEP_TOKEN)`. */
-export function settingLabel(service: ServiceName, key: string): string {
+export function settingLabel(service: ServiceName, key: string, cluster?: string): string {
   const s = SETTINGS[service].find((x) => x.key === key);
-  return s?.env ? `${service}:${key} (or ${s.env})` : `${service}:${key}`;
+  const name = `${configPrefix(service, cluster)}:${key}`;
+  return s?.env ? `${name} (or ${envName(s.env, cluster)})` : name;
 }

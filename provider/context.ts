@@ -1,6 +1,7 @@
 /**
  * What an operation of a resource spec gets: the clients of the services, built lazily from the
- * configuration the provider host received, and a way to tell the user something.
+ * configuration the provider host received, the local settings (stack config and environment, for
+ * secrets given by reference), and a way to tell the user something.
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig, ServiceName } from "./config";
 import { KeepClient } from "./keep-client";
@@ -8,12 +9,19 @@ import { WorkspacesClient } from "./workspaces-client";
 import { MeshClient } from "./mesh-client";
 
 export interface OperationContext {
-  config(service: ServiceName): ServiceConfig;
-  keep(): KeepClient;
+  /** Connection settings of a service; `cluster` names a connection other than the default one. */
+  config(service: ServiceName, cluster?: string): ServiceConfig;
+  keep(cluster?: string): KeepClient;
   workspaces(): WorkspacesClient;
   mesh(): MeshClient;
+  /** A raw stack config value (`keep:token`, `app:dbPassword`); no service is called. */
+  configValue(key: string): string | undefined;
+  /** An environment variable of the provider host (the `pulumi` process's environment). */
+  envValue(name: string): string | undefined;
   /** A message for the user, shown in the engine's log. */
   warn(message: string): void;
+  /** Information for the user (an operation that found nothing to do, a configuration left in place). */
+  info(message: string): void;
 }
 
 /**
@@ -28,29 +36,35 @@ export function programContext(): OperationContext {
 
 /** Clients are kept per configuration so keep-alive connections are reused across operations. */
 export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): OperationContext {
-  const configs = new Map<ServiceName, ServiceConfig>();
-  const clients = new Map<ServiceName, unknown>();
-  const config = (service: ServiceName) => {
-    let c = configs.get(service);
+  const configs = new Map<string, ServiceConfig>();
+  const clients = new Map<string, unknown>();
+  const keyOf = (service: ServiceName, cluster?: string) => (cluster ? `${service}-${cluster}` : service);
+  const config = (service: ServiceName, cluster?: string) => {
+    const key = keyOf(service, cluster);
+    let c = configs.get(key);
     if (!c) {
-      c = resolveServiceConfig(service, lookup, env);
-      configs.set(service, c);
+      c = resolveServiceConfig(service, lookup, env, cluster);
+      configs.set(key, c);
     }
     return c;
   };
-  const client = <T>(service: ServiceName, make: (c: ServiceConfig) => T): T => {
-    let c = clients.get(service) as T | undefined;
+  const client = <T>(service: ServiceName, cluster: string | undefined, make: (c: ServiceConfig) => T): T => {
+    const key = keyOf(service, cluster);
+    let c = clients.get(key) as T | undefined;
     if (!c) {
-      c = make(config(service));
-      clients.set(service, c);
+      c = make(config(service, cluster));
+      clients.set(key, c);
     }
     return c;
   };
   return {
     config,
-    keep: () => client("keep", (c) => new KeepClient(c)),
-    workspaces: () => client("workspaces", (c) => new WorkspacesClient(c)),
-    mesh: () => client("mesh", (c) => new MeshClient(c)),
+    keep: (cluster) => client("keep", cluster, (c) => new KeepClient(c)),
+    workspaces: () => client("workspaces", undefined, (c) => new WorkspacesClient(c)),
+    mesh: () => client("mesh", undefined, (c) => new MeshClient(c)),
+    configValue: (key) => lookup(key),
+    envValue: (name) => env[name],
     warn: (message) => console.error(`warning: ${message}`),
+    info: (message) => console.error(message),
   };
 }

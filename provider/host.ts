@@ -8,7 +8,8 @@
  */
 import { ConfigLookup } from "./config";
 import { createContext, OperationContext } from "./context";
-import { createMachine, Machine } from "./machine";
+import type { Machine } from "./machine";
+import { machineOf } from "./machines";
 import { tokenOf } from "./spec";
 import { allSpecs } from "../resources/registry";
 
@@ -30,7 +31,7 @@ function machineFor(type: string): Machine {
   const token = type.startsWith("pulumi-nodejs:dynamic/") ? type : `pulumi-nodejs:dynamic/${type}`;
   if (!machines) {
     machines = new Map();
-    for (const spec of allSpecs) machines.set(tokenOf(spec), createMachine(spec, currentContext));
+    for (const spec of allSpecs) machines.set(tokenOf(spec), machineOf(spec, currentContext));
   }
   const machine = machines.get(token);
   if (!machine) {

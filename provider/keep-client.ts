@@ -8,6 +8,8 @@ export interface KeepRequestOptions {
   /** Namespace for this request; overrides the configured one. */
   namespace?: string;
   query?: Record<string, string>;
+  /** Content type of the body when not JSON's default (`application/merge-patch+json` for PATCH). */
+  contentType?: string;
 }
 
 export class KeepClient {
@@ -22,7 +24,9 @@ export class KeepClient {
 
   private headersFor(options: KeepRequestOptions): Record<string, string> {
     const namespace = options.namespace ?? this.config.namespace;
-    return namespace ? { "X-Keep-Namespace": namespace } : {};
+    const headers: Record<string, string> = namespace ? { "X-Keep-Namespace": namespace } : {};
+    if (options.contentType) headers["Content-Type"] = options.contentType;
+    return headers;
   }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, options: KeepRequestOptions = {}): Promise<T> {

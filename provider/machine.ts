@@ -6,15 +6,16 @@ import { z } from "zod";
 import { settingLabel, ServiceName } from "./config";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, PartialCreateError } from "./errors";
+import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
 import { ResourceSpec, tokenOf } from "./spec";
 import { containsUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
 
-const PROVIDER_KEY = "__provider";
+export const PROVIDER_KEY = "__provider";
 /** The adoption input every CRUD resource accepts. */
 export const ADOPT_KEY = "adopt";
 
-type Props = Record<string, unknown>;
+export type Props = Record<string, unknown>;
 
 export interface DiffResult {
   changes: boolean;
@@ -28,13 +29,13 @@ export function toPlainJson<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
 }
 
-function withoutProvider(props: Props): Props {
+export function withoutProvider(props: Props): Props {
   const { [PROVIDER_KEY]: _ignored, ...rest } = props;
   return rest;
 }
 
 /** Canonical JSON (sorted keys) for comparing values. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Props)[k]]))
@@ -70,12 +71,44 @@ export class ResourceOperationError extends Error {
   }
 }
 
-function describe(token: string, objectId: string, operation: string, cause: unknown): string {
+export function describe(token: string, objectId: string, operation: string, cause: unknown): string {
   const type = token.replace(/^pulumi-nodejs:dynamic\//, "");
   const head = `${type} "${objectId}": ${operation} failed`;
   if (cause instanceof ApiError) return `${head}: ${cause.message}. ${hintFor(cause)}.`;
   if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
   return `${head}: ${cause instanceof Error ? cause.message : String(cause)}`;
+}
+
+/**
+ * Resolves the secret references among checked inputs (design §8) and fingerprints them with the
+ * salt of the same reference in `olds`; a reference that cannot be resolved is a check failure.
+ * Only stack config, the environment and local files are read: no service is called.
+ */
+export function fingerprintReferences(inputs: Props, olds: Props, ctx: OperationContext): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  for (const [key, value] of Object.entries(inputs)) {
+    if (!isSecretReference(value) || containsUnknown(value)) continue;
+    try {
+      inputs[key] = fingerprintReference(value, ctx, olds[key]);
+    } catch (e) {
+      failures.push({ property: key, reason: e instanceof SecretReferenceError ? e.message : String(e) });
+    }
+  }
+  return failures;
+}
+
+/** The inputs with every secret reference replaced by the value it stands for now: what is sent. */
+export function resolveReferences(inputs: Props, ctx: OperationContext): Props {
+  const resolved: Props = { ...inputs };
+  for (const [key, value] of Object.entries(inputs)) {
+    if (!isSecretReference(value)) continue;
+    try {
+      resolved[key] = resolveReference(value, ctx);
+    } catch (e) {
+      throw new Error(`${key}: ${(e as Error).message}`);
+    }
+  }
+  return resolved;
 }
 
 export interface Machine {
@@ -95,6 +128,7 @@ export function machineSchema(spec: ResourceSpec) {
 
 export function createMachine(spec: ResourceSpec, context: () => OperationContext): Machine {
   const token = tokenOf(spec);
+  const shortToken = token.replace(/^pulumi-nodejs:dynamic\//, "");
   const schema = machineSchema(spec);
   const inputKeys = Object.keys(spec.inputs.shape);
   const replaceKeys = new Set<string>(spec.replaceOnChanges ?? []);
@@ -133,10 +167,22 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const result = validateInputs(schema, withoutProvider(news));
       // With unknown values the parse cannot complete; the inputs go on as given and are parsed at apply.
       const inputs = (result.value as Props | undefined) ?? withoutProvider(news);
+      const failures = [...result.failures];
+      const inState = Object.keys(withoutProvider(olds)).length > 0;
+      if (result.value) {
+        failures.push(...fingerprintReferences(inputs, olds, context()));
+        const builtIn = !inState && !inputs[ADOPT_KEY] ? spec.builtIn?.(inputs as never) : undefined;
+        if (builtIn) {
+          failures.push({
+            property: inputKeys.includes("name") ? "name" : inputKeys[0],
+            reason: `names ${builtIn}, which the service makes itself: it can be adopted (\`adopt: true\`), never created`,
+          });
+        }
+      }
       // Adoption concerns the first create only: once the object is in state, a replacement creates a
       // new object, which must not be looked for on the service.
-      if (Object.keys(withoutProvider(olds)).length > 0) delete inputs[ADOPT_KEY];
-      return { inputs, failures: result.failures };
+      if (inState) delete inputs[ADOPT_KEY];
+      return { inputs, failures };
     },
 
     async diff(id, olds, news) {
@@ -172,38 +218,54 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const inputs = parse(props);
       const naturalId = spec.naturalId(inputs as never);
       const ctx = context();
-      if (inputs[ADOPT_KEY]) {
+      let sent: Props;
+      try {
+        sent = resolveReferences(inputs, ctx);
+      } catch (e) {
+        return fail(naturalId, "create", e);
+      }
+
+      /** Takes an existing object into state and converges it to the declared inputs. */
+      const takeOver = async (operation: string, lookupId: string): Promise<{ id: string; outs: Props }> => {
         let existing;
         try {
-          existing = await spec.read(ctx, spec.adoptionId?.(inputs as never) ?? naturalId);
+          existing = await spec.read(ctx, lookupId);
         } catch (e) {
-          return fail(naturalId, "adopt", e);
+          return fail(naturalId, operation, e);
         }
         if (!existing) {
           throw new ResourceOperationError(
             token,
             naturalId,
-            "adopt",
+            operation,
             new Error("adopt is set but no such object exists on the service: create it there first, or remove `adopt` to let this program create it"),
           );
         }
-        const id = existing.id ?? naturalId;
+        const id = existing.id ?? lookupId;
         const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
         if (!drifted && !inputKeys.some((k) => writeOnly.has(k) && inputs[k] !== undefined)) {
           return { id, outs: outputsOf(inputs, existing.computed) };
         }
         try {
-          const computed = await spec.update(ctx, id, inputs as never, current);
+          const computed = await spec.update(ctx, id, sent as never, current);
           return { id, outs: outputsOf(inputs, computed) };
         } catch (e) {
-          return fail(naturalId, "adopt (converging to the declared inputs)", e);
+          return fail(naturalId, `${operation} (converging to the declared inputs)`, e);
         }
-      }
+      };
+
+      const lookupId = spec.adoptionId?.(inputs as never) ?? naturalId;
+      if (inputs[ADOPT_KEY]) return takeOver("adopt", lookupId);
       try {
-        const { id, computed } = await spec.create(ctx, inputs as never);
+        const { id, computed } = await spec.create(ctx, sent as never);
         return { id, outs: outputsOf(inputs, computed) };
       } catch (e) {
+        // An earlier attempt of this create may have made the object before its answer was lost:
+        // "it exists" then means it is ours, not someone else's.
+        if (e instanceof ApiError && e.earlierAttemptMayHaveActed && spec.isConflict?.(e)) {
+          return takeOver("create (taking over the object an earlier attempt made)", lookupId);
+        }
         if (e instanceof PartialCreateError) {
           // Keep the object in state as created-but-failed so the next update repairs it.
           const properties = { ...outputsOf(inputs, e.properties), [PROVIDER_KEY]: props[PROVIDER_KEY] };
@@ -235,7 +297,8 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     async update(id, olds, news) {
       const inputs = parse(news);
       try {
-        const computed = await spec.update(context(), id, inputs as never, withoutProvider(olds));
+        const ctx = context();
+        const computed = await spec.update(ctx, id, resolveReferences(inputs, ctx) as never, withoutProvider(olds));
         return { outs: outputsOf(inputs, computed) };
       } catch (e) {
         return fail(id, "update", e);
@@ -243,8 +306,14 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     },
 
     async delete(id, props) {
+      const state = withoutProvider(props);
+      const builtIn = spec.builtIn?.(state as never);
+      if (builtIn) {
+        context().info(`${shortToken} "${id}": ${builtIn} is the service's own: left on the service, removed from the program`);
+        return;
+      }
       try {
-        await spec.delete(context(), id, withoutProvider(props));
+        await spec.delete(context(), id, state);
       } catch (e) {
         if (e instanceof ApiError && e.status === 404) return;
         return fail(id, "delete", e);

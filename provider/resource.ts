@@ -5,8 +5,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ADOPT_KEY } from "./machine";
+import { TRIGGERS_KEY } from "./operation-machine";
+import { isSecretReference } from "./secret-ref";
 import { createShim } from "./shim";
-import { InputShape, ResourceSpec, tokenOf } from "./spec";
+import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";
 
 /** Every level of a value may be an Input (the SDK resolves nested outputs before sending). */
 export type DeepInput<T> = T extends readonly (infer U)[]
@@ -23,7 +25,18 @@ export interface AdoptionArgs {
   adopt?: pulumi.Input<boolean>;
 }
 
+export interface TriggerArgs {
+  /**
+   * Any values; a change runs the operation again (a date string gives a scheduled re-run). Every
+   * other input change runs it again too.
+   */
+  triggers?: pulumi.Input<unknown[]>;
+}
+
 export type ResourceArgs<S extends InputShape> = { [K in keyof z.input<S>]: DeepInput<z.input<S>[K]> } & AdoptionArgs;
+
+/** Arguments of an operation resource: its inputs and `triggers`. */
+export type OperationArgs<S extends InputShape> = { [K in keyof z.input<S>]: DeepInput<z.input<S>[K]> } & TriggerArgs;
 
 export type ResourceOutputs<S extends InputShape, O extends InputShape> = {
   readonly [K in keyof z.output<S>]-?: pulumi.Output<z.output<S>[K]>;
@@ -38,12 +51,26 @@ export interface ResourceClass<A, O> {
   isInstance(obj: unknown): boolean;
 }
 
+/** A secret input is wrapped as a Pulumi secret, unless it is a reference (design §8): that stays plain. */
+function secretUnlessReference(value: unknown): unknown {
+  if (isSecretReference(value)) return value;
+  if (pulumi.Output.isInstance(value) || value instanceof Promise) {
+    return pulumi.output(value).apply((v) => (v === undefined || isSecretReference(v) ? v : pulumi.secret(v)));
+  }
+  return pulumi.secret(value);
+}
+
+export function defineResource<S extends InputShape, O extends InputShape>(
+  spec: OperationSpec<S, O>,
+): ResourceClass<OperationArgs<S>, ResourceOutputs<S, O>>;
 export function defineResource<S extends InputShape, O extends InputShape>(
   spec: ResourceSpec<S, O>,
-): ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>> {
+): ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClass<any, any> {
   const token = tokenOf(spec);
   const shim = createShim(token);
-  const keys = [...Object.keys(spec.inputs.shape), ADOPT_KEY, ...Object.keys(spec.computed.shape)];
+  const keys = [...Object.keys(spec.inputs.shape), isOperationSpec(spec) ? TRIGGERS_KEY : ADOPT_KEY, ...Object.keys(spec.computed.shape)];
   const secretInputs = new Set<string>(spec.secretInputs ?? []);
   const secretOutputs = [...(spec.secretOutputs ?? [])];
 
@@ -63,12 +90,12 @@ export function defineResource<S extends InputShape, O extends InputShape>(
       const props: Record<string, unknown> = {};
       for (const key of new Set([...keys, ...Object.keys(args ?? {})])) {
         const value = args?.[key];
-        props[key] = value !== undefined && secretInputs.has(key) ? pulumi.secret(value) : value;
+        props[key] = value !== undefined && secretInputs.has(key) ? secretUnlessReference(value) : value;
       }
       const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
       super(shim, name, props, { ...opts, additionalSecretOutputs }, spec.module, spec.type);
     }
   }
   Object.defineProperty(DynamicResource, "name", { value: spec.type });
-  return DynamicResource as unknown as ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>>;
+  return DynamicResource as unknown as ResourceClass<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

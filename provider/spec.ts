@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "./context";
+import type { ApiError } from "./errors";
 
 export type ServiceModule = "keep" | "workspaces" | "mesh";
 
@@ -22,9 +23,13 @@ export interface ReadResult<I, C> {
 }
 
 export interface ResourceSpec<S extends InputShape = InputShape, O extends InputShape = InputShape> {
+  /** A CRUD object (the default); operations are `OperationSpec`s. */
+  kind?: "object";
   module: ServiceModule;
   /** Type name in the token `pulumi-nodejs:dynamic/<module>:<type>`. */
   type: string;
+  /** One line for the documentation and the import command. */
+  description?: string;
   /** Declared inputs; validation rules live here. An `adopt` input is added by the machine. */
   inputs: S;
   /** Values the service computes, merged into the outputs. Accepts earlier shapes of state. */
@@ -51,6 +56,16 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   adoptionId?(inputs: z.output<S>): string | undefined;
   /** The inputs an ID determines (the name, the namespace...), for `get`, adoption and import. */
   fromId(id: string): Partial<z.output<S>>;
+  /**
+   * Objects the service makes itself (the `default` ACL policy): they can be adopted, never created,
+   * and destroy leaves them on the service. Returns what the object is, for messages.
+   */
+  builtIn?(inputs: z.output<S>): string | undefined;
+  /**
+   * Whether a failed create says the object exists already. When an earlier attempt of the same
+   * create may have reached the service, such an answer means the object is this program's own.
+   */
+  isConflict?(error: ApiError): boolean;
   /** IDs of every object of this kind the configured scope holds (for the import command). */
   list?(ctx: OperationContext): Promise<string[]>;
   create(ctx: OperationContext, inputs: z.output<S>): Promise<{ id: string; computed: z.output<O> }>;
@@ -62,6 +77,59 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
 
 export function tokenOf(spec: Pick<ResourceSpec, "module" | "type">): string {
   return `pulumi-nodejs:dynamic/${spec.module}:${spec.type}`;
+}
+
+/**
+ * A one-shot operation declared as a resource (design §2): `create` runs it, nothing runs in
+ * preview, every input change and `triggers` run it again, refresh never drops or re-runs it, and
+ * `delete` does nothing unless an undo is declared and asked for.
+ */
+export interface OperationSpec<S extends InputShape = InputShape, O extends InputShape = InputShape> {
+  kind: "operation";
+  module: ServiceModule;
+  type: string;
+  description?: string;
+  /** Declared inputs; the machine adds `triggers`. */
+  inputs: S;
+  /** The result of a run, kept as outputs. */
+  computed: O;
+  secretInputs?: readonly (keyof z.output<S> & string)[];
+  secretOutputs?: readonly (keyof z.output<O> & string)[];
+  /**
+   * Inputs that must be `true` before an irreversible operation runs, each with what it accepts
+   * ("every piece of data on the secondary is wiped"); `when` limits one to some inputs (a forced
+   * promotion). Checked in preview.
+   */
+  acknowledgements?: readonly {
+    input: keyof z.output<S> & string;
+    accepts: string;
+    when?(inputs: z.output<S>): boolean;
+  }[];
+  /** A short label of the run for its ID and messages; defaults to the type. */
+  label?(inputs: z.output<S>): string;
+  /**
+   * Reads the current state before acting. A result means the target state already holds: the
+   * operation succeeds without acting and `message` says so. Throws when the current state allows
+   * no such operation (naming the state and what it allows).
+   */
+  current?(ctx: OperationContext, inputs: z.output<S>): Promise<{ computed: z.output<O>; message: string } | undefined>;
+  run(ctx: OperationContext, inputs: z.output<S>): Promise<z.output<O>>;
+  /** Informational outputs refresh may report (the service's current status); never re-runs. */
+  status?(ctx: OperationContext, inputs: z.output<S>, state: Record<string, unknown>): Promise<Partial<z.output<O>>>;
+  /** What destroy may undo, when the program asks for it with the boolean input `input`. */
+  undo?: { input: keyof z.output<S> & string; run(ctx: OperationContext, state: Record<string, unknown>): Promise<void> };
+}
+
+/** Every kind of spec the registry holds. */
+export type AnySpec = ResourceSpec | OperationSpec;
+
+export function isOperationSpec(spec: { kind?: string }): spec is OperationSpec {
+  return spec.kind === "operation";
+}
+
+/** Identity helper that keeps the literal types of an operation spec. */
+export function operationSpec<S extends InputShape, O extends InputShape>(spec: Omit<OperationSpec<S, O>, "kind">): OperationSpec<S, O> {
+  return { kind: "operation", ...spec };
 }
 
 /** Identity helper that keeps the literal types of a spec. */

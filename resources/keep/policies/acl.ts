@@ -1,27 +1,27 @@
 /** ACL policy: `sys/policies/acl/:name`. */
 import { z } from "zod";
+import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { namespaceInput } from "../namespace";
-import * as policy from "./policy-common";
+import { normalizePolicyText, policyName, policyText } from "./policy-common";
 
 const inputs = z.object({
-  /** Policy name; lower case, not ending in a period. Changing it replaces the policy. */
-  name: policy.policyName,
+  /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
+  name: policyName,
   /** Policy document (HCL or JSON), plain or base64-encoded. */
-  policy: policy.policyText,
-  /** Namespace of the policy, overriding `keep:namespace`; changing it replaces the policy. */
-  namespace: namespaceInput,
+  policy: policyText,
 });
 
-export const aclPolicySpec = policy.policySpec({
-  kind: "acl",
+export const aclPolicySpec = keepObject({
   type: "AclPolicy",
+  description: "An ACL policy",
+  path: "sys/policies/acl/{name}",
   inputs,
-  bodyOf: (args) => ({ policy: args.policy }),
-  inputsOf: (answer) => ({ policy: answer.policy as string }),
+  normalize: { policy: normalizePolicyText },
+  // Every namespace has a `default` policy; `root` is refused by the name rule.
+  builtIn: (args) => (args.name === "default" ? "the built-in `default` policy of the namespace" : undefined),
 });
 
 /** An ACL policy of the secrets service. ID: the name, or `<namespace>:<name>`. */
 export const AclPolicy = defineResource(aclPolicySpec);
 export type AclPolicy = InstanceType<typeof AclPolicy>;
-export type AclPolicyArgs = ResourceArgs<typeof inputs>;
+export type AclPolicyArgs = ResourceArgs<typeof aclPolicySpec.inputs>;

@@ -1,8 +1,8 @@
 /** Endpoint governing policy (EGP): `sys/policies/egp/:name`. */
 import { z } from "zod";
+import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { namespaceInput } from "../namespace";
-import * as policy from "./policy-common";
+import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
 
 /** Paths as an array, or as the comma-separated string the service also accepts. */
 const egpPaths = z
@@ -11,33 +11,26 @@ const egpPaths = z
   .refine((paths) => paths.length > 0, "must list at least one path (a glob such as `secret/*`, or `*` for every request)");
 
 const inputs = z.object({
-  /** Policy name; lower case, not ending in a period. Changing it replaces the policy. */
-  name: policy.policyName,
+  /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
+  name: policyName,
   /** Policy code, plain or base64-encoded. */
-  policy: policy.policyText,
+  policy: policyText,
   /** `advisory`, `soft-mandatory` or `hard-mandatory`. */
-  enforcementLevel: policy.enforcementLevel,
+  enforcementLevel,
   /** Request paths the policy applies to; globs denote suffixes (`secret/*`), `*` means every request. */
   paths: egpPaths,
-  /** Namespace of the policy, overriding `keep:namespace`; changing it replaces the policy. */
-  namespace: namespaceInput,
 });
 
-export const egpPolicySpec = policy.policySpec({
-  kind: "egp",
+export const egpPolicySpec = keepObject({
   type: "EgpPolicy",
+  description: "An endpoint governing policy (enterprise)",
+  path: "sys/policies/egp/{name}",
   inputs,
-  bodyOf: (args) => ({ policy: args.policy, enforcement_level: args.enforcementLevel, paths: args.paths }),
-  inputsOf: (answer) => ({
-    policy: answer.policy as string,
-    enforcementLevel: answer.enforcement_level as z.infer<typeof policy.enforcementLevel>,
-    paths: answer.paths as string[],
-  }),
   // The order of paths carries no meaning.
-  normalize: { paths: (paths) => [...paths].sort() },
+  normalize: { policy: normalizePolicyText, paths: (paths) => [...paths].sort() },
 });
 
 /** An endpoint governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */
 export const EgpPolicy = defineResource(egpPolicySpec);
 export type EgpPolicy = InstanceType<typeof EgpPolicy>;
-export type EgpPolicyArgs = ResourceArgs<typeof inputs>;
+export type EgpPolicyArgs = ResourceArgs<typeof egpPolicySpec.inputs>;

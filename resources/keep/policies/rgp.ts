@@ -1,32 +1,27 @@
 /** Role governing policy (RGP): `sys/policies/rgp/:name`. */
 import { z } from "zod";
+import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { namespaceInput } from "../namespace";
-import * as policy from "./policy-common";
+import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
 
 const inputs = z.object({
-  /** Policy name; lower case, not ending in a period. Changing it replaces the policy. */
-  name: policy.policyName,
+  /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
+  name: policyName,
   /** Policy code, plain or base64-encoded. */
-  policy: policy.policyText,
+  policy: policyText,
   /** `advisory`, `soft-mandatory` or `hard-mandatory`. */
-  enforcementLevel: policy.enforcementLevel,
-  /** Namespace of the policy, overriding `keep:namespace`; changing it replaces the policy. */
-  namespace: namespaceInput,
+  enforcementLevel,
 });
 
-export const rgpPolicySpec = policy.policySpec({
-  kind: "rgp",
+export const rgpPolicySpec = keepObject({
   type: "RgpPolicy",
+  description: "A role governing policy (enterprise)",
+  path: "sys/policies/rgp/{name}",
   inputs,
-  bodyOf: (args) => ({ policy: args.policy, enforcement_level: args.enforcementLevel }),
-  inputsOf: (answer) => ({
-    policy: answer.policy as string,
-    enforcementLevel: answer.enforcement_level as z.infer<typeof policy.enforcementLevel>,
-  }),
+  normalize: { policy: normalizePolicyText },
 });
 
 /** A role governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */
 export const RgpPolicy = defineResource(rgpPolicySpec);
 export type RgpPolicy = InstanceType<typeof RgpPolicy>;
-export type RgpPolicyArgs = ResourceArgs<typeof inputs>;
+export type RgpPolicyArgs = ResourceArgs<typeof rgpPolicySpec.inputs>;

@@ -1,0 +1,374 @@
+/**
+ * One builder for the secrets service's objects at a path (ts-rest's `paths.ts` idea): a path
+ * template gives the routes, the natural ID and the parsing of that ID back; a field table maps
+ * input names to wire names both ways; an optional zod schema checks the answer. Singletons
+ * (configuration endpoints) declare what destroy does. A resource of this shape is a short file that
+ * reads like the spec's table.
+ *
+ * Every object gets `namespace` and `cluster` inputs; both are part of its ID:
+ * `[<cluster>@][<namespace>:]<id>`.
+ */
+import { z } from "zod";
+import type { OperationContext } from "./context";
+import { ResponseShapeError } from "./errors";
+import type { KeepClient, KeepRequestOptions } from "./keep-client";
+import { InputShape, resourceSpec, ResourceSpec } from "./spec";
+import { CLUSTER_NAME } from "./config";
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and IDs every secrets-service object shares.
+
+/** A path parameter of the service must not end in a period (it would answer 404). */
+export const pathSegment = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .refine((s) => !s.endsWith("."), `${what} must not end in a period (the service answers 404 for such paths)`)
+    .refine((s) => !s.includes("/"), `${what} must not contain '/'`);
+
+/** Namespace of the object, overriding `keep:namespace`; part of the ID; changing it replaces the object. */
+export const namespaceInput = z
+  .string()
+  .regex(/^[^:@]+$/, "must not contain ':' or '@' (they separate the cluster and namespace from the rest of the ID)")
+  .transform((ns) => ns.replace(/^\/+|\/+$/g, ""))
+  .refine((ns) => ns.length > 0, "must name a namespace such as `team-a` or `team-a/dev`; leave it out for the configured one (`keep:namespace`)")
+  .optional();
+
+/**
+ * Named cluster of the object: its connection is `keep-<cluster>:address`, `keep-<cluster>:token`
+ * (or `KEEP_<CLUSTER>_ADDR`, ...) instead of `keep:`; part of the ID; changing it replaces the object.
+ */
+export const clusterInput = z
+  .string()
+  .regex(CLUSTER_NAME, "must be a cluster name: lower-case letters, digits and dashes, starting with a letter")
+  .optional();
+
+/** Mount path of an engine, without surrounding slashes; `fallback` is where it is mounted by default. */
+export const mountInput = (fallback: string) =>
+  z
+    .string()
+    .transform((m) => m.replace(/^\/+|\/+$/g, ""))
+    .refine((m) => m.length > 0, "must be a mount path such as `transform` or `teams/transform`")
+    .refine((m) => !m.split("/").some((s) => s.endsWith(".")), "must not have a segment ending in a period (the service answers 404 for such paths)")
+    .default(fallback);
+
+/** The inputs every secrets-service object takes. */
+export const keepCommonShape = {
+  /** Namespace of the object, overriding `keep:namespace`; part of the ID; changing it replaces the object. */
+  namespace: namespaceInput,
+  /**
+   * Named cluster of the object: its connection is `keep-<cluster>:address`, `keep-<cluster>:token`
+   * (or `KEEP_<CLUSTER>_ADDR`, ...) instead of `keep:`; part of the ID; changing it replaces the object.
+   */
+  cluster: clusterInput,
+};
+
+export interface KeepScope {
+  cluster?: string;
+  namespace?: string;
+}
+
+/** `[<cluster>@][<namespace>:]<id>`. */
+export function keepId(scope: KeepScope, id: string): string {
+  const withNamespace = scope.namespace ? `${scope.namespace}:${id}` : id;
+  return scope.cluster ? `${scope.cluster}@${withNamespace}` : withNamespace;
+}
+
+/** The scope and local part of an ID written by `keepId`. */
+export function splitKeepId(id: string): KeepScope & { id: string } {
+  const scope: KeepScope & { id: string } = { id };
+  const at = /^([a-z][a-z0-9-]*)@/.exec(scope.id);
+  if (at) {
+    scope.cluster = at[1];
+    scope.id = scope.id.slice(at[0].length);
+  }
+  const colon = scope.id.indexOf(":");
+  if (colon >= 0) {
+    scope.namespace = scope.id.slice(0, colon);
+    scope.id = scope.id.slice(colon + 1);
+  }
+  return scope;
+}
+
+/** Request options of an object's scope. */
+export function scopeOptions(scope: KeepScope): KeepRequestOptions {
+  return scope.namespace ? { namespace: scope.namespace } : {};
+}
+
+/** The client of an object's cluster. */
+export function keepClientOf(ctx: OperationContext, scope: KeepScope): KeepClient {
+  return ctx.keep(scope.cluster);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path templates: `sys/policies/acl/{name}`, `{mount*}/roles/{name}`.
+
+type Segment = { literal: string } | { param: string; multi: boolean };
+
+export interface PathTemplate {
+  text: string;
+  params: string[];
+  render(values: Record<string, unknown>): string;
+  parse(path: string): Record<string, string> | undefined;
+}
+
+/** `{x}` is one path segment, `{x*}` one or more; each names an input. */
+export function pathTemplate(text: string): PathTemplate {
+  const segments: Segment[] = text.split("/").map((part) => {
+    const m = /^\{(\w+)(\*?)\}$/.exec(part);
+    return m ? { param: m[1], multi: m[2] === "*" } : { literal: part };
+  });
+  const params = segments.flatMap((s) => ("param" in s ? [s.param] : []));
+  const lastParam = [...segments].reverse().find((s) => "param" in s);
+  const pattern = new RegExp(
+    `^${segments
+      .map((s) => ("literal" in s ? s.literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : s.multi ? (s === lastParam ? "(.+)" : "(.+?)") : "([^/]+)"))
+      .join("/")}$`,
+  );
+  return {
+    text,
+    params,
+    render(values) {
+      return segments
+        .map((s) => {
+          if ("literal" in s) return s.literal;
+          const value = String(values[s.param] ?? "");
+          return s.multi ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
+        })
+        .join("/");
+    },
+    parse(path) {
+      const m = pattern.exec(path);
+      if (!m) return undefined;
+      return Object.fromEntries(params.map((p, i) => [p, m[i + 1]]));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder.
+
+/** How one input travels: its wire name, its conversions, whether the service returns it. */
+export interface Field<T = unknown> {
+  /** Name in request and answer bodies; defaults to the input's name in snake_case. */
+  wire?: string;
+  /** The value sent; defaults to the input value. */
+  toWire?(value: T): unknown;
+  /** The input value an answer's value stands for; defaults to the value itself (null as absent). */
+  fromWire?(value: unknown): T | undefined;
+  /**
+   * The service never returns it, or returns it obfuscated: a read keeps the value in state and it
+   * is never compared with what the service shows.
+   */
+  writeOnly?: boolean;
+}
+
+/** What destroy does to a configuration endpoint, which has no delete. */
+export type SingletonDestroy = { restore: Record<string, unknown> } | { leave: string };
+
+type Out<S extends InputShape> = z.output<S>;
+
+export interface KeepObjectDeclaration<S extends InputShape, O extends InputShape> {
+  /** Type name in the token `pulumi-nodejs:dynamic/keep:<type>`. */
+  type: string;
+  /** One line for the documentation and the import command. */
+  description: string;
+  /** Route under `/v1/`, `{input}` for one segment, `{input*}` for several (a mount path). */
+  path: string;
+  /** Natural ID (before the scope); defaults to `{name}`. */
+  id?: string;
+  /** Route of writes where it differs from reads (type-specific write endpoints). */
+  writePath?: string;
+  /** POST (the default; the service treats PUT alike) or PATCH (a JSON merge patch). */
+  writeMethod?: "POST" | "PATCH";
+  /** Route of LIST, or false; defaults to the path without its last segment. */
+  list?: string | false;
+  /** Declared inputs; `namespace` and `cluster` are added. */
+  inputs: S;
+  /** Per input: the wire name (a string) or a Field. Path parameters are never sent. */
+  fields?: { [K in keyof Out<S>]?: Field<Out<S>[K]> | string };
+  /** The shape of a read answer (fields at the top level or inside `data`); a mismatch is a response-shape error. */
+  answer?: z.ZodType;
+  /** Values the service computes, and how an answer gives them. */
+  computed?: O;
+  computedOf?(answer: Record<string, unknown>): z.output<O>;
+  /** A configuration endpoint without delete: what destroy does, said in the log. */
+  singleton?: SingletonDestroy;
+  /** Objects the service makes itself: what such an object is, for messages. */
+  builtIn?(inputs: Out<S>): string | undefined;
+  /** Inputs whose change replaces the object, besides the path parameters, `namespace` and `cluster`. */
+  replaceOnChanges?: readonly (keyof Out<S> & string)[];
+  secretInputs?: readonly (keyof Out<S> & string)[];
+  secretOutputs?: readonly (keyof z.output<O> & string)[];
+  normalize?: { [K in keyof Out<S>]?: (value: Out<S>[K]) => unknown };
+  /** IDs of listed keys, when a key is not the last path parameter. */
+  idsOfKeys?(keys: string[]): string[];
+}
+
+const SCOPE_KEYS = ["namespace", "cluster"] as const;
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The fields of an answer: inside the `data` envelope when there is one, else at the top level. */
+export function answerFields(answer: unknown): Record<string, unknown> | undefined {
+  if (!isObject(answer)) return undefined;
+  return isObject(answer.data) ? answer.data : answer;
+}
+
+/** Builds the spec of an object at a path. */
+export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>>(declaration: KeepObjectDeclaration<S, O>) {
+  const inputs = declaration.inputs.extend(keepCommonShape);
+  type I = z.output<typeof inputs>;
+  const computed = (declaration.computed ?? z.object({})) as O;
+  const readPath = pathTemplate(declaration.path);
+  const writePath = declaration.writePath ? pathTemplate(declaration.writePath) : readPath;
+  const idTemplate = pathTemplate(declaration.id ?? "{name}");
+  const listPath = declaration.list === false ? undefined : declaration.list ?? declaration.path.split("/").slice(0, -1).join("/");
+  const pathParams = new Set([...readPath.params, ...writePath.params, ...idTemplate.params]);
+  const writeMethod = declaration.writeMethod ?? "POST";
+
+  const fields = Object.keys(declaration.inputs.shape)
+    .filter((key) => !pathParams.has(key))
+    .map((key) => {
+      const given = (declaration.fields as Record<string, Field | string | undefined> | undefined)?.[key];
+      const field: Field = typeof given === "string" ? { wire: given } : given ?? {};
+      return { key, wire: field.wire ?? snakeCase(key), ...field };
+    });
+  const writeOnly = fields.filter((f) => f.writeOnly).map((f) => f.key);
+
+  const scopeOf = (values: Record<string, unknown>): KeepScope => ({
+    cluster: values.cluster as string | undefined,
+    namespace: values.namespace as string | undefined,
+  });
+  /** The ID's parameters and scope back as inputs. */
+  const fromId = (id: string): Partial<I> => {
+    const { id: local, ...scope } = splitKeepId(id);
+    const params = idTemplate.parse(local) ?? {};
+    const result: Record<string, unknown> = { ...params };
+    for (const key of SCOPE_KEYS) if (scope[key]) result[key] = scope[key];
+    return result as Partial<I>;
+  };
+  const naturalId = (values: I) => keepId(scopeOf(values), idTemplate.render(values));
+  /** Where the object of an ID lives; the ID holds every path parameter. */
+  const locate = (ctx: OperationContext, id: string, extra: Record<string, unknown> = {}) => {
+    const values = { ...extra, ...fromId(id) } as Record<string, unknown>;
+    const scope = scopeOf(values);
+    return { client: keepClientOf(ctx, scope), options: scopeOptions(scope), values };
+  };
+
+  const bodyOf = (values: Record<string, unknown>): Record<string, unknown> => {
+    const body: Record<string, unknown> = {};
+    for (const f of fields) {
+      const value = values[f.key];
+      if (value === undefined) continue;
+      body[f.wire] = f.toWire ? f.toWire(value) : value;
+    }
+    return body;
+  };
+
+  const inputsOf = (answer: Record<string, unknown>): Partial<I> => {
+    const result: Record<string, unknown> = {};
+    for (const f of fields) {
+      if (f.writeOnly || !(f.wire in answer)) continue;
+      const raw = answer[f.wire];
+      const value = f.fromWire ? f.fromWire(raw) : raw === null ? undefined : raw;
+      if (value !== undefined) result[f.key] = value;
+    }
+    return result as Partial<I>;
+  };
+
+  const computedOf = (answer: Record<string, unknown> | undefined): z.output<O> =>
+    (answer && declaration.computedOf ? declaration.computedOf(answer) : {}) as z.output<O>;
+
+  const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
+    const { client, options } = locate(ctx, id, values);
+    const path = writePath.render({ ...values, ...fromId(id) });
+    const body = bodyOf(values);
+    const answer =
+      writeMethod === "PATCH"
+        ? await client.request("PATCH", path, body, { ...options, contentType: "application/merge-patch+json" })
+        : await client.write(path, body, options);
+    return answerFields(answer);
+  };
+
+  const read = async (ctx: OperationContext, id: string) => {
+    const { client, options, values } = locate(ctx, id);
+    const path = readPath.render(values);
+    const answer = await client.read(path, options);
+    const found = answerFields(answer);
+    if (!found) return undefined;
+    if (declaration.answer) {
+      const parsed = declaration.answer.safeParse(found);
+      if (!parsed.success) {
+        throw new ResponseShapeError("keep", "GET", `/v1/${path}`, parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`));
+      }
+    }
+    return found;
+  };
+
+  const mountDefault = (): string | undefined => {
+    const mount = (declaration.inputs.shape as Record<string, z.ZodType>).mount;
+    const parsed = mount?.safeParse(undefined);
+    return parsed?.success ? (parsed.data as string) : undefined;
+  };
+
+  const spec: ResourceSpec<typeof inputs, O> = resourceSpec({
+    module: "keep",
+    type: declaration.type,
+    description: declaration.description,
+    inputs,
+    computed,
+    replaceOnChanges: [...new Set([...pathParams, ...SCOPE_KEYS, ...(declaration.replaceOnChanges ?? [])])].filter((k) => k in inputs.shape) as never,
+    secretInputs: declaration.secretInputs as never,
+    secretOutputs: declaration.secretOutputs as never,
+    writeOnly: writeOnly as never,
+    normalize: declaration.normalize as never,
+    builtIn: declaration.builtIn as never,
+    naturalId,
+    fromId,
+    async create(ctx, values) {
+      const id = naturalId(values);
+      const answer = await write(ctx, id, values);
+      return { id, computed: declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer) };
+    },
+    async read(ctx, id) {
+      const found = await read(ctx, id);
+      return found && { inputs: inputsOf(found) as never, computed: computedOf(found) };
+    },
+    async update(ctx, id, values) {
+      const answer = await write(ctx, id, values);
+      return declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer);
+    },
+    async delete(ctx, id, state) {
+      const singleton = declaration.singleton;
+      if (singleton && "leave" in singleton) {
+        ctx.info(`keep:${declaration.type} "${id}": left on the service: ${singleton.leave}`);
+        return;
+      }
+      if (singleton) {
+        await write(ctx, id, { ...state, ...Object.fromEntries(fields.map((f) => [f.key, undefined])), ...singleton.restore });
+        ctx.info(`keep:${declaration.type} "${id}": the service's defaults restored (${JSON.stringify(singleton.restore)})`);
+        return;
+      }
+      const { client, options, values } = locate(ctx, id);
+      await client.delete(readPath.render(values), options);
+    },
+    list: listPath
+      ? async (ctx) => {
+          const template = pathTemplate(listPath);
+          const mount = mountDefault();
+          if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];
+          const keys = (await ctx.keep().list(template.render({ mount }))).filter((k) => !k.endsWith("/"));
+          const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }));
+          return ids.filter((id) => !spec.builtIn?.({ ...fromId(id) } as never));
+        }
+      : undefined,
+  });
+  return spec;
+}
