@@ -30,7 +30,7 @@ const programs: Record<string, (emu: KeepEmulator) => Program> = {
     emu.faults.inject({ times: 100, status: 400, match: /^(PUT|POST) / });
     const first = new keep.AclPolicy("refused", { name: "refused", policy: POLICY });
     new keep.AclPolicy("dependent", { name: first.id.apply((id) => `${id}-dependent`), policy: POLICY });
-    first.name.apply((name) => name.toUpperCase());
+    first.id.apply((id) => id.toUpperCase());
   },
 };
 
