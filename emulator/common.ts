@@ -28,7 +28,11 @@ export interface FaultSpec {
   status?: number;
   /** Headers sent with an injected status (for example `Retry-After`). */
   headers?: Record<string, string>;
-  /** Wait this long before handling the request (applies with or without a status). */
+  /**
+   * Hold the answer back this long after the request was handled: the service acts, and the answer
+   * arrives late (after a client's timeout, if it is longer). With `status` the injected answer is
+   * held back; with `drop` the connection is destroyed after the wait.
+   */
   delayMs?: number;
   /** Destroy the connection without answering. */
   drop?: boolean;
@@ -147,8 +151,8 @@ export async function startServiceServer(
     const fault = faults.take(request.method, (request.raw.url ?? "").split("?")[0]);
     if (!fault) return;
     faultOf.set(request, fault);
-    if (fault.delayMs) await sleep(fault.delayMs);
     if (fault.drop) {
+      if (fault.delayMs) await sleep(fault.delayMs);
       record(request, 0, "drop");
       request.raw.socket.destroy();
       return reply.hijack();
@@ -165,6 +169,7 @@ export async function startServiceServer(
 
   app.addHook("onSend", async (request, reply, payload) => {
     const fault = faultOf.get(request);
+    if (fault?.delayMs) await sleep(fault.delayMs);
     if (fault?.dropAfterHandling) {
       record(request, 0, "drop");
       request.raw.socket.destroy();

@@ -325,6 +325,19 @@ describe("JSON:API envelopes and errors", () => {
     expect((await call("GET", `/workspaces/${emu.vcsWorkspaceId}`)).status).toBe(200);
   });
 
+  it("delays the answer after acting: a write whose client gave up still took effect", async () => {
+    const ws = await createWorkspace();
+    emu.faults.inject({ times: 1, delayMs: 1500, match: /^PATCH \/api\/v2\/workspaces\// });
+    const gaveUp = await fetch(`${emu.url}/api/v2/workspaces/${ws.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${emu.tokens.user}`, "content-type": JSON_API },
+      body: JSON.stringify(workspaceBody({ description: "written, answered late" })),
+      signal: AbortSignal.timeout(100),
+    }).catch((e: Error) => e);
+    expect((gaveUp as Error).name).toBe("TimeoutError");
+    expect(emu.getWorkspace(ws.id)?.attributes.description).toBe("written, answered late");
+  });
+
   it("redacts the bearer token from the request log", async () => {
     emu.log.clear();
     await call("GET", `/workspaces/${emu.vcsWorkspaceId}`);
