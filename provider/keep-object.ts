@@ -223,7 +223,8 @@ export function answerFields(answer: unknown): Record<string, unknown> | undefin
 
 /** Builds the spec of an object at a path. */
 export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>>(declaration: KeepObjectDeclaration<S, O>) {
-  const inputs = declaration.inputs.extend(keepCommonShape);
+  // `extend` on a generic schema types the result by the constraint, which would lose every declared input.
+  const inputs = declaration.inputs.extend(keepCommonShape) as unknown as z.ZodObject<S["shape"] & typeof keepCommonShape, z.core.$strip>;
   type I = z.output<typeof inputs>;
   const computed = (declaration.computed ?? z.object({})) as O;
   const readPath = pathTemplate(declaration.path);

@@ -10,12 +10,24 @@ import { isSecretReference } from "./secret-ref";
 import { createShim } from "./shim";
 import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";
 
-/** Every level of a value may be an Input (the SDK resolves nested outputs before sending). */
-export type DeepInput<T> = T extends readonly (infer U)[]
-  ? pulumi.Input<DeepInput<U>[]>
-  : T extends Record<string, unknown>
-    ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
-    : pulumi.Input<T>;
+/**
+ * Every level of a value may be an Input (the SDK resolves nested outputs before sending).
+ *
+ * `Input` wraps the whole value once, never each member of a union: `Input<true> | Input<false>`
+ * would refuse an `Output<boolean>`, and `Input<"a"> | Input<"b">` an `Output<"a" | "b">`. Only the
+ * levels below are mapped member by member, so an array or object member of a union (EGP `paths`:
+ * a list or a comma-separated string; an optional `vcsRepo`) takes Inputs inside as well.
+ */
+export type DeepInput<T> = pulumi.Input<InputLevels<T>>;
+
+/** The members of a value with Inputs allowed below the top level (distributes over unions on purpose). */
+type InputLevels<T> = 0 extends 1 & T
+  ? T // any stays any
+  : T extends readonly (infer U)[]
+    ? DeepInput<U>[]
+    : T extends Record<string, unknown>
+      ? { [K in keyof T]: DeepInput<T[K]> }
+      : T;
 
 export interface AdoptionArgs {
   /**
