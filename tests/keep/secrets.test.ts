@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { keep } from "pulumi-keepstack";
 import { Engine, EngineError } from "../../harness";
 import { KeepStack, keepConfig, startKeepStack } from "../support/keep-stack";
+import { startRecordingProxy } from "../support/recording-proxy";
 
 const TEXT = 'path "secret/data/payroll/*" {\n  capabilities = ["read"]\n}\n';
 
@@ -25,12 +26,26 @@ describe("secrets", () => {
     await stack.engine.destroy();
   });
 
-  test("the token never appears in state, provider output, the request log or an error", async () => {
-    await stack.engine.up(() => new keep.AclPolicy("p", { name: "p", policy: TEXT }));
-    const token = stack.keep.rootToken;
-    expect(JSON.stringify(stack.engine.exportState())).not.toContain(token);
-    expect(JSON.stringify(stack.keep.log.entries)).not.toContain(token);
-    await stack.engine.destroy();
+  test("the token travels only in its header: never in a URL, a body, another header, state or the host's output", async () => {
+    const proxy = await startRecordingProxy(stack.keep.url);
+    const engine = new Engine({ project: "keep-test", config: keepConfig(stack.keep, { "keep:address": proxy.url }), secretConfig: ["keep:token"] });
+    try {
+      const token = stack.keep.rootToken;
+      const program = () => new keep.AclPolicy("p", { name: "p", policy: TEXT });
+      const runs = [await engine.up(program), await engine.refresh(), await engine.up(() => new keep.AclPolicy("p", { name: "p", policy: `${TEXT}# v2\n` })), await engine.destroy()];
+      // The recording saw the real requests, credentials included: the assertions below can fail.
+      expect(proxy.requests.map((r) => r.method)).toEqual(["POST", "GET", "POST", "DELETE"]);
+      for (const request of proxy.requests) {
+        expect(request.headers["x-keep-token"]).toBe(token);
+        const { "x-keep-token": _sent, ...otherHeaders } = request.headers;
+        expect(JSON.stringify([request.url, request.body, otherHeaders])).not.toContain(token);
+      }
+      expect(JSON.stringify(engine.exportState())).not.toContain(token);
+      expect(JSON.stringify(runs.map((r) => r.diagnostics))).not.toContain(token);
+    } finally {
+      await engine.close();
+      await proxy.close();
+    }
 
     const refused = new Engine({ project: "keep-test", config: keepConfig(stack.keep, { "keep:token": "wrong-token-value" }) });
     try {
