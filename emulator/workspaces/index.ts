@@ -2,7 +2,8 @@
  * Emulator of the workspace service (workspaces and configuration versions, JSON:API under /api/v2):
  * a labelled test double following the spec's tables, status codes and error bodies, with seeded
  * organizations, tokens and VCS connections, a per-token rate limit, streamed uploads, and helpers
- * that let tests reach into its state.
+ * that let tests reach into its state. Where the spec is silent (`GET /ping`, lock actions), it
+ * answers as the real service does.
  */
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -99,6 +100,8 @@ export interface WorkspacesEmulator extends ServiceServer {
   uploadedBytes(configurationVersionId: string): number | undefined;
 }
 
+/** API version the real service reports in `TFP-API-Version` on every API answer. */
+export const API_VERSION = "2.6";
 const DEFAULT_RATE_LIMIT = 30;
 const DEFAULT_UPLOAD_DELAY_MS = 50;
 
@@ -155,6 +158,7 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
     app.register(
       async (api) => {
         api.addHook("onRequest", async (request, reply) => {
+          reply.header("tfp-api-version", API_VERSION);
           // Unauthenticated callers are limited by address, as the real service does.
           const decision = limiter.take(bearerToken(request) ?? `address:${request.ip}`);
           if (decision) {
@@ -166,8 +170,12 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
               });
             }
           }
+          // Clients ping before they hold a token they trust: the ping needs none.
+          if (request.routeOptions.url === "/api/v2/ping") return;
           authenticate(request, store);
         });
+        // Clients read the API version and their rate limit from the headers of this answer.
+        api.get("/ping", async (_request, reply) => reply.code(204).send());
         const baseUrlOf = () => baseUrl;
         registerWorkspaceRoutes(api, { store, baseUrl: baseUrlOf, removeWorkspace });
         registerConfigurationVersionRoutes(api, { store, versions, baseUrl: baseUrlOf });
@@ -214,6 +222,11 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
     updateWorkspaceAttributes: (id, attributes) => {
       const ws = requireWorkspace(id);
       ws.attributes = { ...ws.attributes, ...structuredClone(attributes) };
+      // A lock set or cleared out of band has no known holder.
+      if ("locked" in attributes) {
+        ws.lockedBy = null;
+        if (!ws.attributes.locked) ws.lockedReason = "";
+      }
       ws.updatedAt = now();
       ws.latestChangeAt = ws.updatedAt;
     },

@@ -60,6 +60,8 @@ export type TokenKind = "user" | "team" | "organization";
 /** Who a bearer token stands for and which organizations it administers. */
 export interface Principal {
   kind: TokenKind;
+  /** The user or team the token belongs to (`user-…`, `team-…`), or the organization of an organization token. */
+  id: string;
   /** Organizations where the token has full rights (owners team, or the organization's own token). */
   admin: Set<string>;
   /** Organizations the token is a member of without any workspace permission. */
@@ -100,6 +102,8 @@ export interface WorkspaceAttributes {
   "setting-overwrites": { "execution-mode": boolean; "agent-pool": boolean };
   "vcs-repo": VcsRepoState | null;
   "tag-names": string[];
+  /** Whether the workspace inherits its project's auto-destroy settings (default true). */
+  "inherits-project-auto-destroy": boolean;
   locked: boolean;
   "resource-count": number;
   environment: string;
@@ -119,6 +123,16 @@ export interface WorkspaceState {
   latestRunId: string | null;
   /** Path segment of the repository webhook URL, fixed for the workspace's life. */
   webhookId: string;
+  /** Who holds the lock while `attributes.locked` is true; null for a lock set out of band. */
+  lockedBy: LockHolder | null;
+  /** The reason given when locking; "" when unlocked. */
+  lockedReason: string;
+}
+
+/** The holder of a workspace lock, as the `locked-by` relationship names it. */
+export interface LockHolder {
+  id: string;
+  type: "users" | "teams" | "organizations";
 }
 
 export type ConfigurationVersionStatus = "pending" | "fetching" | "uploaded" | "archived" | "errored";
@@ -197,10 +211,11 @@ export class Store {
     return project;
   }
 
-  addToken(principal: Principal): string {
+  addToken(principal: Omit<Principal, "id">): string {
     // Tokens read `<id>.wsv1.<secret>`; the shape only matters for readability.
     const token = `${randomBytes(7).toString("hex")}.wsv1.${randomBytes(32).toString("hex")}`;
-    this.tokens.set(token, principal);
+    const id = principal.kind === "organization" ? [...principal.admin][0] ?? "" : newId(principal.kind);
+    this.tokens.set(token, { ...principal, id });
     return token;
   }
 
@@ -260,6 +275,7 @@ export function defaultWorkspaceAttributes(name: string, org: Organization): Wor
     "setting-overwrites": { "execution-mode": false, "agent-pool": false },
     "vcs-repo": null,
     "tag-names": [],
+    "inherits-project-auto-destroy": true,
     locked: false,
     "resource-count": 0,
     environment: "default",
@@ -281,5 +297,7 @@ export function newWorkspace(org: Organization, projectId: string, attributes: W
     currentConfigurationVersionId: null,
     latestRunId: null,
     webhookId: randomUUID(),
+    lockedBy: null,
+    lockedReason: "",
   };
 }

@@ -42,6 +42,7 @@ const BOOLEAN_ATTRIBUTES = [
   "auto-apply-run-trigger",
   "file-triggers-enabled",
   "global-remote-state",
+  "inherits-project-auto-destroy",
   "queue-all-runs",
   "speculative-enabled",
 ] as const;

@@ -1,11 +1,12 @@
 /**
  * Workspace endpoints of the emulator (create, show, list, update, delete, by id and by
- * organization and name) and the workspace resource object they answer with.
+ * organization and name; lock, unlock and force-unlock) and the workspace resource object they
+ * answer with.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canAdministerWorkspace, canCreateWorkspace, canReadWorkspace, canSeeOrganization, principalOf } from "./access";
-import { ApiError, JSON_API_TYPE, notFound, paginate } from "./json-api";
-import { Organization, Principal, Store, WorkspaceState, newWorkspace, now } from "./store";
+import { ApiError, JSON_API_TYPE, isObject, notFound, paginate } from "./json-api";
+import { LockHolder, Organization, Principal, Store, WorkspaceState, newWorkspace, now } from "./store";
 import { resolveWorkspaceWrite } from "./workspace-attributes";
 
 export interface WorkspaceRouteContext {
@@ -66,9 +67,11 @@ export function serializeWorkspace(ws: WorkspaceState, context: WorkspaceRouteCo
       "file-triggers-enabled": a["file-triggers-enabled"],
       "global-remote-state": a["global-remote-state"],
       "iac-version": a["iac-version"],
+      "inherits-project-auto-destroy": a["inherits-project-auto-destroy"],
       "last-assessment-result-at": null,
       "latest-change-at": ws.latestChangeAt,
       locked: a.locked,
+      "locked-reason": a.locked ? ws.lockedReason : "",
       name: a.name,
       // The deprecated flag mirrors the execution mode: false means state storage only.
       operations: a["execution-mode"] !== "local",
@@ -103,6 +106,10 @@ export function serializeWorkspace(ws: WorkspaceState, context: WorkspaceRouteCo
       "current-run": { data: ref("runs", ws.latestRunId), links: { related: `${self}/current-run` } },
       "current-state-version": { data: null, links: { related: `${self}/current-state-version` } },
       "latest-run": { data: ref("runs", ws.latestRunId), links: { related: `${self}/latest-run` } },
+      // The real service names the lock's holder only while the workspace is locked.
+      ...(a.locked && ws.lockedBy
+        ? { "locked-by": { data: { ...ws.lockedBy }, links: { related: `/api/v2/${ws.lockedBy.type}/${encodeURIComponent(ws.lockedBy.id)}` } } }
+        : {}),
       organization: { data: { id: ws.organization, type: "organizations" } },
       outputs: { data: [], links: { related: `${self}/current-state-version-outputs` } },
       project: { data: { id: ws.projectId, type: "projects" } },
@@ -137,6 +144,22 @@ function serializeVcsRepo(ws: WorkspaceState, context: WorkspaceRouteContext): R
   // Only repositories linked through the host application carry its installation id.
   if (repo["github-app-installation-id"]) out["github-app-installation-id"] = repo["github-app-installation-id"];
   return out;
+}
+
+const HOLDER_TYPES: Record<Principal["kind"], LockHolder["type"]> = { user: "users", team: "teams", organization: "organizations" };
+const HOLDER_NAMES: Record<LockHolder["type"], string> = { users: "User", teams: "Team", organizations: "Organization" };
+
+function holderOf(principal: Principal): LockHolder {
+  return { id: principal.id, type: HOLDER_TYPES[principal.kind] };
+}
+
+/** The lock body is plain JSON, `{"reason": "..."}`, every key optional. */
+function lockReasonOf(body: unknown): string {
+  if (body === undefined || body === null) return "";
+  if (!isObject(body)) throw ApiError.of(400, "the request body must be a JSON object", { pointer: "" });
+  if (body.reason === undefined || body.reason === null) return "";
+  if (typeof body.reason !== "string") throw ApiError.of(422, "reason must be a string", { pointer: "/reason" });
+  return body.reason;
 }
 
 function visibleOrganization(store: Store, principal: Principal, name: string): Organization {
@@ -230,4 +253,39 @@ export function registerWorkspaceRoutes(api: FastifyInstance, context: Workspace
     remove(request, reply, byOrgAndName(request)),
   );
   api.delete<{ Params: IdParams }>("/workspaces/:id", async (request, reply) => remove(request, reply, byId(request)));
+
+  // Lock actions answer 200 with the workspace, 404 when it is unknown or hidden, 409 when the
+  // lock is not in the state the action needs (messages in the real service's words).
+  const setLock = (ws: WorkspaceState, holder: LockHolder | null, reason: string) => {
+    ws.attributes.locked = holder !== null;
+    ws.lockedBy = holder;
+    ws.lockedReason = reason;
+    ws.updatedAt = now();
+  };
+  api.post<{ Params: IdParams }>("/workspaces/:id/actions/lock", async (request, reply) => {
+    const ws = byId(request);
+    const reason = lockReasonOf(request.body);
+    if (ws.attributes.locked) throw ApiError.of(409, "Unable to lock workspace. The workspace is already locked.");
+    setLock(ws, holderOf(principalOf(request)), reason);
+    return send(reply, 200, ws);
+  });
+  api.post<{ Params: IdParams }>("/workspaces/:id/actions/unlock", async (request, reply) => {
+    const ws = byId(request);
+    if (!ws.attributes.locked) throw ApiError.of(409, "Unable to unlock workspace. The workspace is already unlocked.");
+    const mine = holderOf(principalOf(request));
+    const held = ws.lockedBy;
+    if (!held || held.id !== mine.id || held.type !== mine.type) {
+      const by = held ? `${HOLDER_NAMES[held.type]} ${held.id}` : "another holder";
+      throw ApiError.of(409, `Unable to unlock workspace. The workspace is locked by ${by}; only the holder can unlock it, or an admin can force-unlock it.`);
+    }
+    setLock(ws, null, "");
+    return send(reply, 200, ws);
+  });
+  api.post<{ Params: IdParams }>("/workspaces/:id/actions/force-unlock", async (request, reply) => {
+    const ws = byId(request);
+    if (!canAdministerWorkspace(principalOf(request), ws)) throw notFound();
+    if (!ws.attributes.locked) throw ApiError.of(409, "Unable to force-unlock workspace. The workspace is not locked.");
+    setLock(ws, null, "");
+    return send(reply, 200, ws);
+  });
 }

@@ -364,7 +364,9 @@ describe("workspace creation", () => {
       "file-triggers-enabled": true,
       "global-remote-state": false,
       "iac-version": "1.9.5",
+      "inherits-project-auto-destroy": true,
       locked: false,
+      "locked-reason": "",
       name: "defaults-check",
       operations: true,
       "queue-all-runs": false,
@@ -411,6 +413,7 @@ describe("workspace creation", () => {
     expect(ws.relationships.outputs.data).toEqual([]);
     expect(ws.relationships.vars.data).toEqual([]);
     expect(ws.relationships["remote-state-consumers"].links.related).toContain(ws.id);
+    expect(ws.relationships["locked-by"]).toBeUndefined();
     expect(ws.links.self).toBe(`/api/v2/organizations/${emu.organization}/workspaces/defaults-check`);
     expect(emu.findWorkspace(emu.organization, "defaults-check")?.id).toBe(ws.id);
   });
@@ -611,6 +614,122 @@ describe("workspace creation", () => {
   it("ignores unknown attributes", async () => {
     const ws = await createWorkspace({ "no-such-attribute": 1 });
     expect(ws.attributes["no-such-attribute"]).toBeUndefined();
+  });
+});
+
+describe("inherits-project-auto-destroy", () => {
+  it("is true by default, set on create, kept or changed on update, and must be a boolean", async () => {
+    const inheriting = await createWorkspace();
+    expect(inheriting.attributes["inherits-project-auto-destroy"]).toBe(true);
+    const own = await createWorkspace({ "inherits-project-auto-destroy": false, "auto-destroy-activity-duration": "3d" });
+    expect(own.attributes["inherits-project-auto-destroy"]).toBe(false);
+
+    const kept = await patch(own.id, { description: "unrelated" });
+    expect(kept.body.data.attributes["inherits-project-auto-destroy"]).toBe(false);
+    const changed = await patch(own.id, { "inherits-project-auto-destroy": true });
+    expect(changed.body.data.attributes["inherits-project-auto-destroy"]).toBe(true);
+    expect(emu.getWorkspace(own.id)?.attributes["inherits-project-auto-destroy"]).toBe(true);
+
+    expectError(await patch(own.id, { "inherits-project-auto-destroy": "yes" }), 422, "/data/attributes/inherits-project-auto-destroy");
+    expectError(await tryCreate({ "inherits-project-auto-destroy": 1 }), 422, "/data/attributes/inherits-project-auto-destroy");
+  });
+});
+
+describe("ping", () => {
+  it("answers 204 without a token, with the API version and the caller's rate limit", async () => {
+    emu.setRateLimit(5);
+    const answer = await call("GET", "/ping", { token: null });
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe("");
+    expect(answer.headers.get("tfp-api-version")).toBe("2.6");
+    expect(answer.headers.get("x-ratelimit-limit")).toBe("5");
+    expect(answer.headers.get("x-ratelimit-remaining")).toBe("4");
+    expect(answer.headers.get("x-ratelimit-reset")).toMatch(/^\d+\.\d{3}$/);
+  });
+
+  it("counts against the token's budget like any API call", async () => {
+    emu.setRateLimit(2);
+    const first = await call("GET", "/ping", { token: emu.tokens.team });
+    const second = await call("GET", `/workspaces/${emu.vcsWorkspaceId}`, { token: emu.tokens.team });
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
+    expect(second.headers.get("x-ratelimit-remaining")).toBe("0");
+  });
+
+  it("sends the API version on every API answer, errors included", async () => {
+    expect((await call("GET", `/workspaces/${emu.vcsWorkspaceId}`)).headers.get("tfp-api-version")).toBe("2.6");
+    const refused = await call("GET", `/workspaces/${emu.vcsWorkspaceId}`, { token: null });
+    expectError(refused, 401);
+    expect(refused.headers.get("tfp-api-version")).toBe("2.6");
+  });
+});
+
+describe("workspace locking", () => {
+  const action = (id: string, name: "lock" | "unlock" | "force-unlock", token?: string, body?: unknown) =>
+    call("POST", `/workspaces/${id}/actions/${name}`, { token, body });
+
+  it("locks with a reason; the workspace shows it locked, by whom and why", async () => {
+    const ws = await createWorkspace();
+    const answer = await action(ws.id, "lock", emu.tokens.user, { reason: "state surgery" });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toContain(JSON_API);
+    const locked = answer.body.data as Resource;
+    expect(locked.id).toBe(ws.id);
+    expect(locked.attributes.locked).toBe(true);
+    expect(locked.attributes["locked-reason"]).toBe("state surgery");
+    expect(locked.relationships["locked-by"].data.type).toBe("users");
+    expect(locked.relationships["locked-by"].data.id).toMatch(/^user-[A-Za-z0-9]{16}$/);
+    const shown = (await call("GET", `/workspaces/${ws.id}`)).body.data as Resource;
+    expect(shown.attributes.locked).toBe(true);
+    expect(shown.relationships["locked-by"].data).toEqual(locked.relationships["locked-by"].data);
+    expect(emu.getWorkspace(ws.id)?.attributes.locked).toBe(true);
+  });
+
+  it("answers 409 to a lock of a locked workspace and to an unlock of an unlocked one", async () => {
+    const ws = await createWorkspace();
+    expectError(await action(ws.id, "unlock"), 409);
+    expectError(await action(ws.id, "force-unlock"), 409);
+    expect((await action(ws.id, "lock")).status).toBe(200);
+    const again = expectError(await action(ws.id, "lock"), 409);
+    expect(again[0].detail).toMatch(/already locked/);
+    expect(emu.getWorkspace(ws.id)?.attributes.locked).toBe(true);
+  });
+
+  it("unlocks for the holder only; another holder gets 409 naming who holds the lock", async () => {
+    const ws = await createWorkspace();
+    const lockedBy = (await action(ws.id, "lock", emu.tokens.user)).body.data.relationships["locked-by"].data;
+    const refused = expectError(await action(ws.id, "unlock", emu.tokens.team), 409);
+    expect(refused[0].detail).toContain(`is locked by User ${lockedBy.id}`);
+    expect(emu.getWorkspace(ws.id)?.attributes.locked).toBe(true);
+
+    const answer = await action(ws.id, "unlock", emu.tokens.user);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.attributes.locked).toBe(false);
+    expect(answer.body.data.attributes["locked-reason"]).toBe("");
+    expect(answer.body.data.relationships["locked-by"]).toBeUndefined();
+    expect(emu.getWorkspace(ws.id)?.attributes.locked).toBe(false);
+  });
+
+  it("force-unlocks a lock held by someone else, and one set out of band", async () => {
+    const ws = await createWorkspace();
+    await action(ws.id, "lock", emu.tokens.team);
+    const forced = await action(ws.id, "force-unlock", emu.tokens.user);
+    expect(forced.status).toBe(200);
+    expect(forced.body.data.attributes.locked).toBe(false);
+
+    emu.updateWorkspaceAttributes(ws.id, { locked: true });
+    expectError(await action(ws.id, "unlock", emu.tokens.user), 409);
+    expect((await action(ws.id, "force-unlock", emu.tokens.user)).body.data.attributes.locked).toBe(false);
+  });
+
+  it("answers 404 for unknown workspaces and tokens without access; the lock flag is not writable", async () => {
+    const ws = await createWorkspace();
+    for (const name of ["lock", "unlock", "force-unlock"] as const) {
+      expectError(await action("ws-doesnotexist00000", name), 404);
+      expectError(await action(ws.id, name, emu.tokens.readOnly), 404);
+    }
+    expect(emu.getWorkspace(ws.id)?.attributes.locked).toBe(false);
+    expect((await patch(ws.id, { locked: true })).body.data.attributes.locked).toBe(false);
+    expectError(await action(ws.id, "lock", emu.tokens.user, { reason: 42 }), 422, "/reason");
   });
 });
 
