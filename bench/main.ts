@@ -8,6 +8,9 @@
  * - applyRatio: time to create and destroy N policies through the real provider host (driven over
  *   gRPC with the engine's calls: Check and Create, then Delete), divided by the time of the same
  *   HTTP calls made directly with the same concurrency;
+ * - hostCpuMsPerOperation: CPU time of the provider host process (user + system, from the kernel's
+ *   accounting of that process) per gRPC operation (Check, Create, Delete) during the applyRatio
+ *   measurement, best round;
  * - programApplyRatio: the same, but running a Pulumi program through the whole harness (the SDK's
  *   runtime registering each resource, then the host): what a user's `up` + `destroy` costs here;
  * - upload: streaming upload of a configuration version (peak RSS growth, throughput next to
@@ -125,14 +128,22 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
     await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
     await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
   };
+  // Check and Create per policy, then Delete.
+  const operations = 3 * count;
   let hostSeconds = Infinity;
   let directSeconds = Infinity;
+  let hostCpuMs = Infinity;
   try {
     for (let round = 0; round < rounds + 2; round++) {
       // The first two rounds warm both paths (JIT, connections) and are not counted.
       let start = process.hrtime.bigint();
+      const cpuBefore = host.cpuTimeMs();
       await throughHost();
-      if (round >= 2) hostSeconds = Math.min(hostSeconds, seconds(start));
+      const cpuUsed = host.cpuTimeMs() - cpuBefore;
+      if (round >= 2) {
+        hostSeconds = Math.min(hostSeconds, seconds(start));
+        hostCpuMs = Math.min(hostCpuMs, cpuUsed);
+      }
       start = process.hrtime.bigint();
       await direct();
       if (round >= 2) directSeconds = Math.min(directSeconds, seconds(start));
@@ -140,7 +151,16 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
   } finally {
     await host.close();
   }
-  return { policies: count, parallel, hostSeconds, directSeconds, ratio: hostSeconds / directSeconds };
+  return {
+    policies: count,
+    parallel,
+    hostSeconds,
+    directSeconds,
+    ratio: hostSeconds / directSeconds,
+    operations,
+    hostCpuMs,
+    hostCpuMsPerOperation: hostCpuMs / operations,
+  };
 }
 
 async function main(): Promise<void> {
@@ -161,7 +181,13 @@ async function main(): Promise<void> {
     Object.assign(result, { shimBytes, requests });
     const apply = await measureHostApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds), providerText);
     const program = await measureProgramApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds));
-    Object.assign(result, { applyRatio: apply.ratio, apply, programApplyRatio: program.ratio, programApply: program });
+    Object.assign(result, {
+      applyRatio: apply.ratio,
+      hostCpuMsPerOperation: apply.hostCpuMsPerOperation,
+      apply,
+      programApplyRatio: program.ratio,
+      programApply: program,
+    });
   } finally {
     await emu.close();
   }
@@ -181,7 +207,8 @@ async function main(): Promise<void> {
     shimBytes: number;
     requests: Record<string, number>;
     applyRatio: number;
-    apply: { policies: number; parallel: number; hostSeconds: number; directSeconds: number };
+    hostCpuMsPerOperation: number;
+    apply: { policies: number; parallel: number; hostSeconds: number; directSeconds: number; operations: number; hostCpuMs: number };
     programApplyRatio: number;
     programApply: { programSeconds: number; directSeconds: number };
   };
@@ -189,6 +216,9 @@ async function main(): Promise<void> {
   console.log(`requests           ${Object.entries(r.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`);
   console.log(
     `applyRatio         ${r.applyRatio.toFixed(2)} (${r.apply.policies} policies created and destroyed, ${r.apply.parallel} at a time: ${r.apply.hostSeconds.toFixed(3)} s through the provider host, ${r.apply.directSeconds.toFixed(3)} s direct; target <= 1.5)`,
+  );
+  console.log(
+    `hostCpuMsPerOperation ${r.hostCpuMsPerOperation.toFixed(3)} ms of provider host CPU per gRPC operation (${r.apply.hostCpuMs.toFixed(0)} ms for ${r.apply.operations} Check, Create and Delete calls, best round)`,
   );
   console.log(
     `programApplyRatio  ${r.programApplyRatio.toFixed(2)} (the same through a Pulumi program and the whole harness: ${r.programApply.programSeconds.toFixed(3)} s vs ${r.programApply.directSeconds.toFixed(3)} s)`,

@@ -3,7 +3,7 @@
  * `pulumi-resource-pulumi-nodejs`) and talks to it over gRPC with the SDK's generated protos, as the
  * engine does.
  */
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
@@ -35,6 +35,20 @@ function assertPackageInstalled(cwd: string): void {
     if (dir === path.dirname(dir)) break;
   }
   throw new Error(`${PACKAGE_NAME} is not installed in ${cwd} or above: the provider host could not load it`);
+}
+
+let clockTicks: number | undefined;
+
+/** Units of utime and stime in /proc/<pid>/stat (USER_HZ, 100 on most systems). */
+function clockTicksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
 }
 
 export interface CheckResult {
@@ -97,6 +111,18 @@ export class ProviderHost {
     });
     const client = new sdk.provrpc.ResourceProviderClient(`127.0.0.1:${port}`, sdk.grpc.credentials.createInsecure());
     return new ProviderHost(child, client, sdk, stderr);
+  }
+
+  /**
+   * CPU time (user + system, all threads) the host process has used so far, in milliseconds, from
+   * the kernel's accounting of that process (`/proc/<pid>/stat`, Linux; resolution one clock tick).
+   */
+  cpuTimeMs(): number {
+    const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces; the fields after it start past its ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the line, the 12th and 13th after the name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond();
   }
 
   private struct(value: Record<string, unknown>) {
