@@ -62,7 +62,7 @@ describe("adoption, get and namespaces", () => {
     });
     expect(result.outputs).toEqual({ level: "hard-mandatory", text: "main = rule { true }" });
     await stack.engine.destroy();
-    expect(stack.keep.getPolicy("rgp", "shared")).toBeDefined();
+    expect(stack.keep.getPolicy("rgp", "shared")?.enforcement_level).toBe("hard-mandatory");
   });
 
   test("a namespace override writes into that namespace and is part of the ID", async () => {
@@ -81,7 +81,7 @@ describe("adoption, get and namespaces", () => {
     });
     expect(moved.steps[0]).toMatchObject({ op: "replace", replaces: ["namespace"] });
     expect(stack.keep.getPolicy("acl", "scoped", "team-a")).toBeUndefined();
-    expect(stack.keep.getPolicy("acl", "scoped", "team-b")).toBeDefined();
+    expect(stack.keep.getPolicy("acl", "scoped", "team-b")?.policy).toBe(DECLARED);
 
     const adopted = await stack.engine.up(() => {
       const ref = keep.AclPolicy.get("ref", "team-b:scoped");
