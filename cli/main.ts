@@ -7,16 +7,19 @@
  */
 import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
-import { ResourceSpec, tokenOf } from "../provider/spec";
+import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
 import { ImportedObject, programText } from "./program-text";
 
+/** Objects that exist on a service, as opposed to operations: those the command can import. */
+const objectSpecs = allSpecs.filter((s): s is ResourceSpec => !isOperationSpec(s));
+
 /** `keep:AclPolicy`, `keep.AclPolicy` or the full token. */
 export function specOf(type: string): ResourceSpec {
-  const short = type.replace(/^pulumi-nodejs:dynamic\//, "").replace(".", ":");
-  const spec = allSpecs.find((s) => `${s.module}:${s.type}` === short);
+  const short = shortTypeOf(type).replace(".", ":");
+  const spec = objectSpecs.find((s) => shortTypeOf(tokenOf(s)) === short);
   if (!spec) {
-    const known = allSpecs.map((s) => `${s.module}:${s.type}`).join(", ");
+    const known = objectSpecs.map((s) => shortTypeOf(tokenOf(s))).join(", ");
     throw new Error(`unknown resource type "${type}"; known types: ${known}`);
   }
   return spec;
@@ -67,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
     .command("types")
     .description("list the resource types and whether --all can list them")
     .action(() => {
-      for (const s of allSpecs) console.log(`${s.module}:${s.type}${s.list ? "" : "  (import by ID only)"}`);
+      for (const s of objectSpecs) console.log(`${shortTypeOf(tokenOf(s))}${s.list ? "" : "  (import by ID only)"}`);
     });
   await program.parseAsync(argv);
 }

@@ -9,12 +9,12 @@
  * provider plain, and an output is secret when an input of the same key was, or when it is listed in
  * `additionalSecretOutputs`.
  */
+import { TOKEN_PREFIX } from "../provider/spec";
 import { InitError, ProviderHost } from "./provider-host";
 
 const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic";
 
 type Props = Record<string, unknown>;
 
@@ -254,7 +254,7 @@ export class Engine {
           if (errors.length) {
             // Like the engine, no new step starts once one has failed.
             wire = req.getObject()?.toJavaScript() ?? {};
-          } else if (!type.startsWith(DYNAMIC_PREFIX) || !req.getCustom()) {
+          } else if (!type.startsWith(TOKEN_PREFIX) || !req.getCustom()) {
             wire = req.getObject()?.toJavaScript() ?? {};
           } else {
             const result = await engine.limiter.run(() =>

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
+import { shortTypeOf } from "../provider/spec";
 import { Engine, RunResult, summarize } from "./engine";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -21,7 +22,7 @@ function describe(label: string, result: RunResult): void {
   console.log(`${label}: ${counts || "nothing to do"}`);
   for (const step of result.steps) {
     const detail = step.diffs?.length ? ` (${step.diffs.join(", ")})` : "";
-    console.log(`  ${step.op.padEnd(8)} ${step.type.replace("pulumi-nodejs:dynamic/", "")} ${step.name}${detail}`);
+    console.log(`  ${step.op.padEnd(8)} ${shortTypeOf(step.type)} ${step.name}${detail}`);
   }
   if (Object.keys(result.outputs).length) console.log(`  outputs: ${JSON.stringify(result.outputs)}`);
 }

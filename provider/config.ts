@@ -5,11 +5,10 @@
  */
 import * as fs from "node:fs";
 import { ConfigError } from "./errors";
-
-export type ServiceName = "keep" | "workspaces" | "mesh";
+import type { ServiceModule } from "./spec";
 
 export interface ServiceConfig {
-  service: ServiceName;
+  service: ServiceModule;
   /** Named cluster (`keep-dr:` settings) or undefined for the default connection. */
   cluster?: string;
   address: string;
@@ -46,13 +45,13 @@ export interface Setting {
 const common = (prefix: string): Setting[] => [
   { key: "caCert", env: `${prefix}_CACERT`, description: "PEM text, or path to a PEM file, of CA certificates to trust" },
   { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", description: "disable TLS certificate verification (only when asked)" },
-  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, description: "retries of 412, 429, 5xx answers and reset connections" },
+  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, description: "retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30)" },
   { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", shared: true, description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
   { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", shared: true, description: "timeout of one request attempt" },
 ];
 
 /** The configuration table of every service; the README renders the same facts. */
-export const SETTINGS: Record<ServiceName, Setting[]> = {
+export const SETTINGS: Record<ServiceModule, Setting[]> = {
   keep: [
     { key: "address", env: "KEEP_ADDR", default: "https://127.0.0.1:8200", description: "base URL of the secrets service" },
     { key: "token", env: "KEEP_TOKEN", description: "token sent as X-Keep-Token (secret)" },
@@ -104,7 +103,7 @@ function loadCa(value: string, name: string): string {
 export const CLUSTER_NAME = /^[a-z][a-z0-9-]*$/;
 
 /** The config prefix of a connection: `keep`, or `keep-dr` for the cluster `dr`. */
-export function configPrefix(service: ServiceName, cluster?: string): string {
+export function configPrefix(service: ServiceModule, cluster?: string): string {
   return cluster ? `${service}-${cluster}` : service;
 }
 
@@ -116,7 +115,7 @@ function envName(env: string, cluster?: string): string {
 }
 
 export function resolveServiceConfig(
-  service: ServiceName,
+  service: ServiceModule,
   lookup: ConfigLookup,
   env: NodeJS.ProcessEnv = process.env,
   cluster?: string,
@@ -159,7 +158,7 @@ export function resolveServiceConfig(
 }
 
 /** The label of a setting for messages, e.g. `keep:token (or KEEP_TOKEN)`. */
-export function settingLabel(service: ServiceName, key: string, cluster?: string): string {
+export function settingLabel(service: ServiceModule, key: string, cluster?: string): string {
   const s = SETTINGS[service].find((x) => x.key === key);
   const name = `${configPrefix(service, cluster)}:${key}`;
   return s?.env ? `${name} (or ${envName(s.env, cluster)})` : name;

@@ -3,14 +3,15 @@
  * configuration the provider host received, the local settings (stack config and environment, for
  * secrets given by reference), and a way to tell the user something.
  */
-import { ConfigLookup, resolveServiceConfig, ServiceConfig, ServiceName } from "./config";
+import { ConfigLookup, resolveServiceConfig, ServiceConfig } from "./config";
+import type { ServiceModule } from "./spec";
 import { KeepClient } from "./keep-client";
 import { WorkspacesClient } from "./workspaces-client";
 import { MeshClient } from "./mesh-client";
 
 export interface OperationContext {
   /** Connection settings of a service; `cluster` names a connection other than the default one. */
-  config(service: ServiceName, cluster?: string): ServiceConfig;
+  config(service: ServiceModule, cluster?: string): ServiceConfig;
   keep(cluster?: string): KeepClient;
   workspaces(): WorkspacesClient;
   mesh(): MeshClient;
@@ -38,8 +39,8 @@ export function programContext(): OperationContext {
 export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): OperationContext {
   const configs = new Map<string, ServiceConfig>();
   const clients = new Map<string, unknown>();
-  const keyOf = (service: ServiceName, cluster?: string) => (cluster ? `${service}-${cluster}` : service);
-  const config = (service: ServiceName, cluster?: string) => {
+  const keyOf = (service: ServiceModule, cluster?: string) => (cluster ? `${service}-${cluster}` : service);
+  const config = (service: ServiceModule, cluster?: string) => {
     const key = keyOf(service, cluster);
     let c = configs.get(key);
     if (!c) {
@@ -48,7 +49,7 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
     }
     return c;
   };
-  const client = <T>(service: ServiceName, cluster: string | undefined, make: (c: ServiceConfig) => T): T => {
+  const client = <T>(service: ServiceModule, cluster: string | undefined, make: (c: ServiceConfig) => T): T => {
     const key = keyOf(service, cluster);
     let c = clients.get(key) as T | undefined;
     if (!c) {

@@ -10,7 +10,7 @@ import { ConfigLookup } from "./config";
 import { createContext, OperationContext } from "./context";
 import type { Machine } from "./machine";
 import { machineOf } from "./machines";
-import { tokenOf } from "./spec";
+import { tokenOf, tokenOfShortType } from "./spec";
 import { allSpecs } from "../resources/registry";
 
 let lookup: ConfigLookup = () => undefined;
@@ -28,7 +28,7 @@ export function configure(req: { config: { get(key: string): string | undefined 
 }
 
 function machineFor(type: string): Machine {
-  const token = type.startsWith("pulumi-nodejs:dynamic/") ? type : `pulumi-nodejs:dynamic/${type}`;
+  const token = tokenOfShortType(type);
   if (!machines) {
     machines = new Map();
     for (const spec of allSpecs) machines.set(tokenOf(spec), machineOf(spec, currentContext));

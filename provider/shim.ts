@@ -8,17 +8,13 @@
  * see `dispatch` in host.ts), and one each for diff, update and delete (whose arguments look alike).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { shortTypeOf } from "./spec";
 
 /** The package's own name; the shim requires `pulumi-keepstack/host` from the user's node_modules. */
 export const PACKAGE_NAME = "pulumi-keepstack";
 
-/** `keep:AclPolicy` for the token `pulumi-nodejs:dynamic/keep:AclPolicy`. */
-export function shortType(token: string): string {
-  return token.replace(/^pulumi-nodejs:dynamic\//, "");
-}
-
 export function createShim(token: string): pulumi.dynamic.ResourceProvider {
-  const t = shortType(token);
+  const t = shortTypeOf(token);
   // The module name is written out in each function: a literal costs nothing to serialize.
   const byArguments = (...a: unknown[]) => require("pulumi-keepstack/host").dispatch(t, a);
   return {

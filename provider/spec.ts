@@ -75,8 +75,22 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   delete(ctx: OperationContext, id: string, state: Record<string, unknown>): Promise<void>;
 }
 
+/** What every dynamic resource's type token starts with (the engine's module of dynamic providers). */
+export const TOKEN_PREFIX = "pulumi-nodejs:dynamic/";
+
+/** `pulumi-nodejs:dynamic/keep:AclPolicy` for the spec of `keep:AclPolicy`. */
 export function tokenOf(spec: Pick<ResourceSpec, "module" | "type">): string {
-  return `pulumi-nodejs:dynamic/${spec.module}:${spec.type}`;
+  return `${TOKEN_PREFIX}${spec.module}:${spec.type}`;
+}
+
+/** `keep:AclPolicy` for the token `pulumi-nodejs:dynamic/keep:AclPolicy`; a short type stays as it is. */
+export function shortTypeOf(token: string): string {
+  return token.startsWith(TOKEN_PREFIX) ? token.slice(TOKEN_PREFIX.length) : token;
+}
+
+/** The token of a short type (`keep:AclPolicy`); a full token stays as it is. */
+export function tokenOfShortType(type: string): string {
+  return type.startsWith(TOKEN_PREFIX) ? type : `${TOKEN_PREFIX}${type}`;
 }
 
 /**

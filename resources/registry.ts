@@ -1,8 +1,13 @@
 /**
- * Every resource spec of the package. The provider host dispatches by type token through this list;
- * a resource module missing here fails the registry test.
+ * Every resource spec of the package, keyed by the export path of its class (`keep.AclPolicy`). The
+ * provider host dispatches by type token through it, the import command finds types in it, and the
+ * README's resource table is generated from it.
+ *
+ * The keys are checked against the package's exports: a resource class exported without an entry
+ * here, or an entry without an exported class, fails to compile.
  */
-import type { ResourceSpec } from "../provider/spec";
+import type * as pkg from "../index";
+import type { AnySpec, OperationSpec, ResourceSpec } from "../provider/spec";
 import { aclPolicySpec } from "./keep/policies/acl";
 import { egpPolicySpec } from "./keep/policies/egp";
 import { rgpPolicySpec } from "./keep/policies/rgp";
@@ -10,4 +15,43 @@ import { partitionSpec } from "./mesh/partition";
 import { configurationVersionSpec } from "./workspaces/configuration-version";
 import { workspaceSpec } from "./workspaces/workspace";
 
-export const allSpecs: readonly ResourceSpec[] = [aclPolicySpec, rgpPolicySpec, egpPolicySpec, partitionSpec, workspaceSpec, configurationVersionSpec] as unknown as ResourceSpec[];
+type Join<Prefix extends string, Key extends string> = Prefix extends "" ? Key : `${Prefix}.${Key}`;
+
+/**
+ * The export paths of the resource classes under a namespace: classes carry `__pulumiType`; other
+ * functions (data functions, error classes) are skipped; nested namespaces (`keep.sync`) are entered.
+ */
+export type ResourceClassPaths<NS, Prefix extends string = ""> = {
+  [K in keyof NS & string]: NS[K] extends { readonly __pulumiType: string }
+    ? Join<Prefix, K>
+    : NS[K] extends (...args: never[]) => unknown
+      ? never
+      : NS[K] extends object
+        ? ResourceClassPaths<NS[K], Join<Prefix, K>>
+        : never;
+}[keyof NS & string];
+
+/** `keep.AclPolicy`, `workspaces.Workspace`, ...: every resource class the package exports. */
+export type ResourcePath = ResourceClassPaths<typeof pkg>;
+
+/**
+ * A spec of any input shape. The machine handles each spec through its own schemas at run time, so
+ * the registry forgets the shapes (a spec typed by its shape is not assignable to one of another).
+ */
+export type RegisteredSpec = ResourceSpec<any, any> | OperationSpec<any, any>;
+
+export const specsByClass = {
+  "keep.AclPolicy": aclPolicySpec,
+  "keep.RgpPolicy": rgpPolicySpec,
+  "keep.EgpPolicy": egpPolicySpec,
+  "workspaces.Workspace": workspaceSpec,
+  "workspaces.ConfigurationVersion": configurationVersionSpec,
+  "mesh.Partition": partitionSpec,
+} satisfies Record<ResourcePath, RegisteredSpec>;
+
+/** Each registered spec with the export path of its class, in the order above. */
+export const registeredResources: readonly { path: ResourcePath; spec: AnySpec }[] = Object.entries(specsByClass).map(
+  ([path, spec]: [string, RegisteredSpec]) => ({ path: path as ResourcePath, spec }),
+);
+
+export const allSpecs: readonly AnySpec[] = registeredResources.map((r) => r.spec);
