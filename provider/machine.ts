@@ -3,7 +3,7 @@
  * `check` and `diff` are pure (no HTTP); every other operation goes through the spec's service calls.
  */
 import { z } from "zod";
-import { settingLabel, ServiceName } from "./config";
+import { adviceFor } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
@@ -43,22 +43,6 @@ export function canonical(value: unknown): string {
   );
 }
 
-const SERVICE_OF: Record<string, ServiceName> = { keep: "keep", workspaces: "workspaces", mesh: "mesh" };
-
-/** What the user should do about a failed call, by status. */
-function hintFor(error: ApiError): string {
-  const service = SERVICE_OF[error.service] ?? "keep";
-  if (error.status === 0) return `check that the service is reachable at the configured address (${settingLabel(service, "address")})`;
-  if (error.status === 400 || error.status === 422) return "the service rejected the inputs: fix the property it names";
-  if (error.status === 401 || error.status === 403)
-    return `the token was refused or lacks permission: check ${settingLabel(service, "token")} and what it may do`;
-  if (error.status === 404) return "the object or path does not exist, or this token cannot see it";
-  if (error.status === 405) return "the service does not support this operation on this path (check the mount path and the service edition)";
-  if (error.status === 409) return "the object's current state does not allow this operation";
-  if (error.status === 412 || error.status === 429 || error.status >= 500) return "the service stayed unavailable: run again later";
-  return "see the service's message";
-}
-
 export class ResourceOperationError extends Error {
   override readonly name = "ResourceOperationError";
   constructor(
@@ -74,7 +58,7 @@ export class ResourceOperationError extends Error {
 export function describe(token: string, objectId: string, operation: string, cause: unknown): string {
   const type = token.replace(/^pulumi-nodejs:dynamic\//, "");
   const head = `${type} "${objectId}": ${operation} failed`;
-  if (cause instanceof ApiError) return `${head}: ${cause.message}. ${hintFor(cause)}.`;
+  if (cause instanceof ApiError) return `${head}: ${cause.message}. ${adviceFor(cause)}.`;
   if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
   return `${head}: ${cause instanceof Error ? cause.message : String(cause)}`;
 }

@@ -9,9 +9,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { settingLabel } from "../../provider/config";
+import { failureMessage } from "../../provider/advice";
 import { programContext } from "../../provider/context";
-import { ApiError } from "../../provider/errors";
 import { BlockingQuery, MeshClient, MeshLeafCertificate, parseWait } from "../../provider/mesh-client";
 import { validateInputs } from "../../provider/validate";
 
@@ -146,17 +145,7 @@ async function call<T>(fn: string, what: string, permission: string | undefined,
   try {
     return await run(programContext().mesh());
   } catch (e) {
-    const head = `mesh.${fn}(${what}) failed`;
-    if (e instanceof ApiError) {
-      let hint = "see the service's message";
-      if (e.status === 0) hint = `check that the service is reachable at ${settingLabel("mesh", "address")}`;
-      else if (e.status === 401 || e.status === 403) {
-        const token = settingLabel("mesh", "token");
-        hint = permission ? `grant ${permission} to the token set in ${token}` : `check the token set in ${token}`;
-      } else if (e.status === 429 || e.status >= 500) hint = "the service stayed unavailable: try again later";
-      throw new MeshFunctionError(`${head}: ${e.message}. ${hint}.`);
-    }
-    throw new MeshFunctionError(`${head}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new MeshFunctionError(failureMessage(`mesh.${fn}(${what}) failed`, e, { permission }), { cause: e });
   }
 }
 

@@ -2,6 +2,7 @@
  * Functions of the workspace service. Dynamic providers have no invoke, so these run in the program's
  * process and read the connection settings from the program's stack configuration (`programContext`).
  */
+import { failureMessage } from "../../provider/advice";
 import { OperationContext, programContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
 import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
@@ -115,6 +116,24 @@ function ingressAttributesOf(resource: JsonApiResource): IngressAttributes {
   return { ...camelKeys<Attributes>(resource.attributes), id: resource.id, createdById: relatedId(resource, "created-by") };
 }
 
+/** An error of a workspace-service function: which call failed, what the service said, what to do. */
+export class WorkspacesFunctionError extends Error {
+  override readonly name = "WorkspacesFunctionError";
+}
+
+/**
+ * Runs one function. A failed call to the service becomes a message that names the function and says
+ * what to do; the function's own errors already say what is wrong and go on as they are.
+ */
+async function call<T>(fn: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    throw new WorkspacesFunctionError(failureMessage(`workspaces.${fn}(${what}) failed`, e), { cause: e });
+  }
+}
+
 export interface ListWorkspacesArgs {
   /** Organization to list; default `workspaces:organization`. */
   organization?: string;
@@ -125,10 +144,12 @@ export interface ListWorkspacesArgs {
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: OperationContext = programContext()): Promise<WorkspaceSummary[]> {
-  const client = ctx.workspaces();
-  const organization = client.organization(args.organization);
-  const items = await client.list(`/organizations/${encodeURIComponent(organization)}/workspaces`);
-  return items.map(summaryOf);
+  return call("listWorkspaces", args.organization ? `organization "${args.organization}"` : "", async () => {
+    const client = ctx.workspaces();
+    const organization = client.organization(args.organization);
+    const items = await client.list(`/organizations/${encodeURIComponent(organization)}/workspaces`);
+    return items.map(summaryOf);
+  });
 }
 
 export interface ListConfigurationVersionsArgs {
@@ -144,8 +165,10 @@ export async function listConfigurationVersions(
   args: ListConfigurationVersionsArgs,
   ctx: OperationContext = programContext(),
 ): Promise<ConfigurationVersionInfo[]> {
-  const items = await ctx.workspaces().list(`/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`);
-  return items.map(versionInfoOf);
+  return call("listConfigurationVersions", `workspace "${args.workspaceId}"`, async () => {
+    const items = await ctx.workspaces().list(`/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`);
+    return items.map(versionInfoOf);
+  });
 }
 
 export interface GetConfigurationVersionArgs {
@@ -161,12 +184,14 @@ export async function getConfigurationVersion(
   args: GetConfigurationVersionArgs,
   ctx: OperationContext = programContext(),
 ): Promise<ConfigurationVersionInfo & { ingressAttributes: IngressAttributes | null }> {
-  const path = configurationVersionPath(args.configurationVersionId);
-  const found = await ctx.workspaces().read(path, { query: { include: "ingress-attributes" } });
-  if (!found) throw notFound(path, args.configurationVersionId);
-  const info = versionInfoOf(found.data);
-  const ingress = (found.included ?? []).find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
-  return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
+  return call("getConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
+    const path = configurationVersionPath(args.configurationVersionId);
+    const found = await ctx.workspaces().read(path, { query: { include: "ingress-attributes" } });
+    if (!found) throw notFound(path, args.configurationVersionId);
+    const info = versionInfoOf(found.data);
+    const ingress = (found.included ?? []).find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
+    return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
+  });
 }
 
 /**
@@ -177,13 +202,15 @@ export async function getIngressAttributes(
   args: GetConfigurationVersionArgs,
   ctx: OperationContext = programContext(),
 ): Promise<IngressAttributes | undefined> {
-  const client = ctx.workspaces();
-  const path = configurationVersionPath(args.configurationVersionId);
-  const found = await client.read(`${path}/ingress-attributes`);
-  if (found) return ingressAttributesOf(found.data);
-  // 404 for a version without commit information, and for one that does not exist.
-  if (!(await client.read(path))) throw notFound(path, args.configurationVersionId);
-  return undefined;
+  return call("getIngressAttributes", `"${args.configurationVersionId}"`, async () => {
+    const client = ctx.workspaces();
+    const path = configurationVersionPath(args.configurationVersionId);
+    const found = await client.read(`${path}/ingress-attributes`);
+    if (found) return ingressAttributesOf(found.data);
+    // 404 for a version without commit information, and for one that does not exist.
+    if (!(await client.read(path))) throw notFound(path, args.configurationVersionId);
+    return undefined;
+  });
 }
 
 export interface DownloadConfigurationVersionArgs {
@@ -202,20 +229,22 @@ export async function downloadConfigurationVersion(
   args: DownloadConfigurationVersionArgs,
   ctx: OperationContext = programContext(),
 ): Promise<{ directory: string }> {
-  const client = ctx.workspaces();
-  const path = configurationVersionPath(args.configurationVersionId);
-  const found = await client.read(path);
-  if (!found) throw notFound(path, args.configurationVersionId);
-  const status = (found.data.attributes as Attributes).status;
-  if (status !== "uploaded") {
-    throw new Error(
-      `configuration version ${args.configurationVersionId} is ${status}: only uploaded versions can be downloaded` +
-        (status === "archived" ? " (its files were discarded when it was archived)" : ""),
-    );
-  }
-  const archive = await client.openRedirected(`${path}/download`);
-  await extractArchive(archive, args.directory);
-  return { directory: args.directory };
+  return call("downloadConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
+    const client = ctx.workspaces();
+    const path = configurationVersionPath(args.configurationVersionId);
+    const found = await client.read(path);
+    if (!found) throw notFound(path, args.configurationVersionId);
+    const status = (found.data.attributes as Attributes).status;
+    if (status !== "uploaded") {
+      throw new Error(
+        `configuration version ${args.configurationVersionId} is ${status}: only uploaded versions can be downloaded` +
+          (status === "archived" ? " (its files were discarded when it was archived)" : ""),
+      );
+    }
+    const archive = await client.openRedirected(`${path}/download`);
+    await extractArchive(archive, args.directory);
+    return { directory: args.directory };
+  });
 }
 
 function notFound(path: string, id: string): ApiError {

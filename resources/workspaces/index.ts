@@ -9,6 +9,7 @@ export {
   getConfigurationVersion,
   getIngressAttributes,
   downloadConfigurationVersion,
+  WorkspacesFunctionError,
 } from "./functions";
 export type {
   WorkspaceSummary,

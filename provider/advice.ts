@@ -1,0 +1,69 @@
+/**
+ * What the user should do about a failed call, by the status the service answered (0: no answer).
+ * One table for resources (machine.ts) and functions (resources/.../functions.ts, connect.ts), so a
+ * refused token reads the same wherever it shows.
+ */
+import { SETTINGS, settingLabel } from "./config";
+import { ApiError } from "./errors";
+import type { ServiceModule } from "./spec";
+
+/** What the call needed, to make the advice precise. */
+export interface AdviceOptions {
+  /** The permission the call needs (`service:write on "web"`): a refused token is told to get it. */
+  permission?: string;
+  /** The named cluster the call went to (its settings are `keep-<cluster>:...`). */
+  cluster?: string;
+}
+
+/** The settings an advice may point at, as labels such as `keep:token (or KEEP_TOKEN)`. */
+interface AdviceFacts {
+  address: string;
+  token: string;
+  permission?: string;
+}
+
+type Advice = string | ((facts: AdviceFacts) => string);
+
+const REJECTED = "the service rejected the inputs: fix the property it names";
+const REFUSED: Advice = ({ token, permission }) =>
+  permission
+    ? `the token was refused or lacks permission: grant ${permission} to the token set in ${token}`
+    : `the token was refused or lacks permission: check ${token} and what it may do`;
+const UNAVAILABLE = "the service stayed unavailable: run again later";
+
+/** Advice by status; any other 5xx answer is `UNAVAILABLE`, anything else `OTHERWISE`. */
+export const ADVICE_BY_STATUS: Readonly<Record<number, Advice>> = {
+  0: ({ address }) => `check that the service is reachable at the configured address (${address})`,
+  400: REJECTED,
+  401: REFUSED,
+  403: REFUSED,
+  404: "the object or path does not exist, or this token cannot see it",
+  405: "the service does not support this operation on this path (check the mount path and the service edition)",
+  409: "the object's current state does not allow this operation",
+  412: UNAVAILABLE,
+  422: REJECTED,
+  429: UNAVAILABLE,
+};
+const OTHERWISE = "see the service's message";
+
+function isServiceModule(service: string): service is ServiceModule {
+  return Object.prototype.hasOwnProperty.call(SETTINGS, service);
+}
+
+/** What to do about a failed call, as one clause (no final period). */
+export function adviceFor(error: ApiError, options: AdviceOptions = {}): string {
+  const advice = ADVICE_BY_STATUS[error.status] ?? (error.status >= 500 ? UNAVAILABLE : OTHERWISE);
+  if (typeof advice === "string") return advice;
+  const service = error.service;
+  const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster) : `the ${key} setting of ${service}`);
+  return advice({ address: label("address"), token: label("token"), permission: options.permission });
+}
+
+/**
+ * The message of a failed call: what failed (`workspaces.listWorkspaces() failed`), what went wrong
+ * and, when the service answered, what to do about it.
+ */
+export function failureMessage(head: string, error: unknown, options?: AdviceOptions): string {
+  if (error instanceof ApiError) return `${head}: ${error.message}. ${adviceFor(error, options)}.`;
+  return `${head}: ${error instanceof Error ? error.message : String(error)}`;
+}
