@@ -1,0 +1,121 @@
+/**
+ * `npm run docs`: writes the README's configuration table (from `SETTINGS`, provider/config.ts) and
+ * resource table (from the registry, resources/registry.ts, and each class's JSDoc) between their
+ * marker comments. tests/docs/readme.test.ts fails when the README differs from what this writes.
+ *
+ * A resource's class JSDoc gives its description and, after `ID:`, the form of its natural ID: the
+ * same text users read in their editor.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as ts from "typescript";
+import { SETTINGS } from "../provider/config";
+import { AnySpec, isOperationSpec, ServiceModule, tokenOf } from "../provider/spec";
+import { registeredResources } from "../resources/registry";
+
+const repoRoot = path.resolve(__dirname, "..");
+export const README_PATH = path.join(repoRoot, "README.md");
+
+/** A table cell: one line, pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map((r) => line(r.map(cell)))].join("\n");
+}
+
+const code = (text: string) => `\`${text}\``;
+
+export function configurationTable(): string {
+  const rows = (Object.keys(SETTINGS) as ServiceModule[]).flatMap((service) =>
+    SETTINGS[service].map((s) => [code(`${service}:${s.key}`), s.env ? code(s.env) : "", s.default !== undefined ? code(s.default) : "", s.description]),
+  );
+  return table(["stack config key", "environment variable", "default", "what"], rows);
+}
+
+/** The JSDoc of each exported class, by export path (`keep.AclPolicy`), read from the sources. */
+export function classDocs(paths: readonly string[]): Map<string, string> {
+  const configPath = path.join(repoRoot, "tsconfig.json");
+  const config = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, repoRoot);
+  const program = ts.createProgram([path.join(repoRoot, "index.ts")], { ...config.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  const entry = program.getSourceFile(path.join(repoRoot, "index.ts"));
+  const moduleSymbol = entry && checker.getSymbolAtLocation(entry);
+  if (!moduleSymbol) throw new Error("cannot read the exports of index.ts");
+  const resolve = (symbol: ts.Symbol) => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  const docs = new Map<string, string>();
+  for (const exportPath of paths) {
+    let symbol: ts.Symbol | undefined = moduleSymbol;
+    for (const name of exportPath.split(".")) {
+      symbol = symbol && checker.getExportsOfModule(symbol).find((s) => s.name === name);
+      symbol = symbol && resolve(symbol);
+    }
+    if (!symbol) throw new Error(`${exportPath} is registered but not exported by index.ts`);
+    docs.set(exportPath, ts.displayPartsToString(symbol.getDocumentationComment(checker)));
+  }
+  return docs;
+}
+
+function listOf(keys: readonly string[] | undefined): string {
+  return keys && keys.length ? keys.map(code).join(", ") : "none";
+}
+
+/**
+ * Splits a class's JSDoc into its ID form (the sentence after `ID:`, without its period) and the
+ * rest (what the resource is, and anything said after the ID).
+ */
+export function splitDoc(doc: string): { description: string; id?: string } {
+  const match = /\bID:\s*/.exec(doc);
+  if (!match) return { description: doc.trim() };
+  const after = doc.slice(match.index + match[0].length);
+  const end = /\.(?:\s+(?=[A-Z])|\s*$)/.exec(after);
+  const id = (end ? after.slice(0, end.index) : after).trim();
+  const rest = end ? after.slice(end.index + end[0].length) : "";
+  return { description: `${doc.slice(0, match.index)} ${rest}`.replace(/\s+/g, " ").trim(), id };
+}
+
+function resourceRow(exportPath: string, spec: AnySpec, doc: string): string[] {
+  const split = splitDoc(doc);
+  const description = split.description || spec.description || "";
+  if (isOperationSpec(spec)) {
+    return [code(exportPath), description, code(tokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", listOf(spec.secretOutputs)];
+  }
+  if (!split.id) throw new Error(`${exportPath}: its class JSDoc must say the form of its ID ("ID: the name, or \`<namespace>:<name>\`.")`);
+  return [code(exportPath), description, code(tokenOf(spec)), split.id, listOf(spec.replaceOnChanges), listOf(spec.secretOutputs)];
+}
+
+export function resourceTable(): string {
+  const docs = classDocs(registeredResources.map((r) => r.path));
+  const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
+  return table(["resource", "what", "type token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "secret outputs"], rows);
+}
+
+/** Replaces the text between `<!-- generated:<name> -->` and `<!-- /generated:<name> -->`. */
+export function replaceSection(text: string, name: string, content: string): string {
+  const open = `<!-- generated:${name} -->`;
+  const close = `<!-- /generated:${name} -->`;
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${open} … ${close} section`);
+  const note = `<!-- written by \`npm run docs\`; edit the sources, not this table -->`;
+  return `${text.slice(0, start)}${open}\n${note}\n\n${content}\n\n${text.slice(end)}`;
+}
+
+/** The README as `npm run docs` writes it. */
+export function generatedReadme(current: string): string {
+  const withConfiguration = replaceSection(current, "configuration", configurationTable());
+  return replaceSection(withConfiguration, "resources", resourceTable());
+}
+
+if (require.main === module) {
+  const current = fs.readFileSync(README_PATH, "utf8");
+  const next = generatedReadme(current);
+  if (next === current) {
+    console.log("README.md is up to date");
+  } else {
+    fs.writeFileSync(README_PATH, next);
+    console.log("README.md: tables written");
+  }
+}

@@ -1,0 +1,57 @@
+/** The README's generated tables: configuration from `SETTINGS`, resources from the registry. */
+import * as fs from "node:fs";
+import { SETTINGS } from "../../provider/config";
+import { tokenOf } from "../../provider/spec";
+import { registeredResources } from "../../resources/registry";
+import { configurationTable, generatedReadme, README_PATH, replaceSection, resourceTable, splitDoc } from "../../scripts/readme-tables";
+
+/** The first line that differs, to show where the README drifted. */
+function firstDifference(a: string, b: string): string {
+  const left = a.split("\n");
+  const right = b.split("\n");
+  const i = left.findIndex((line, n) => line !== right[n]);
+  const at = i < 0 ? left.length : i;
+  return `line ${at + 1}:\n  README.md:    ${left[at] ?? "(end)"}\n  npm run docs: ${right[at] ?? "(end)"}`;
+}
+
+test("README.md holds the tables `npm run docs` writes", () => {
+  const current = fs.readFileSync(README_PATH, "utf8");
+  const expected = generatedReadme(current);
+  if (current !== expected) {
+    throw new Error(`README.md differs from what \`npm run docs\` writes: run \`npm run docs\` and commit README.md.\n${firstDifference(current, expected)}`);
+  }
+});
+
+test("the configuration table has one row per setting, with its key, variable and default", () => {
+  const rows = configurationTable().split("\n").slice(2);
+  expect(rows).toHaveLength(Object.values(SETTINGS).flat().length);
+  expect(rows).toContain(
+    "| `keep:maxRetries` | `KEEP_MAX_RETRIES` | `4` | retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30) |",
+  );
+});
+
+test("the resource table has one row per registered resource: class, token, ID form", () => {
+  const rows = resourceTable().split("\n").slice(2);
+  expect(rows).toHaveLength(registeredResources.length);
+  for (const [i, { path, spec }] of registeredResources.entries()) {
+    expect(rows[i].startsWith(`| \`${path}\` |`)).toBe(true);
+    expect(rows[i]).toContain(`| \`${tokenOf(spec)}\` |`);
+  }
+  expect(rows[0]).toBe(
+    "| `keep.AclPolicy` | An ACL policy of the secrets service. | `pulumi-nodejs:dynamic/keep:AclPolicy` | the name, or `<namespace>:<name>` | `name`, `namespace`, `cluster` | none |",
+  );
+});
+
+test("a class's JSDoc gives the ID form (the sentence after `ID:`) and the description (the rest)", () => {
+  expect(splitDoc("A workspace. ID: `ws-…`. Adoption finds it by name.")).toEqual({ description: "A workspace. Adoption finds it by name.", id: "`ws-…`" });
+  expect(splitDoc("A policy. ID: the name, or `<namespace>:<name>`.")).toEqual({ description: "A policy.", id: "the name, or `<namespace>:<name>`" });
+  expect(splitDoc("A run of an operation.")).toEqual({ description: "A run of an operation." });
+});
+
+test("a section is replaced between its markers, and a missing section is an error", () => {
+  const text = "before\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nafter";
+  expect(replaceSection(text, "x", "new")).toBe(
+    "before\n<!-- generated:x -->\n<!-- written by `npm run docs`; edit the sources, not this table -->\n\nnew\n\n<!-- /generated:x -->\nafter",
+  );
+  expect(() => replaceSection("no markers", "x", "new")).toThrow("README.md has no <!-- generated:x --> … <!-- /generated:x --> section");
+});
