@@ -1,5 +1,6 @@
 /** Writes the TypeScript that declares existing objects with adoption on, for the import command. */
 import { ResourceSpec } from "../provider/spec";
+import { registeredResources } from "../resources/registry";
 
 export interface ImportedObject {
   spec: ResourceSpec;
@@ -33,8 +34,13 @@ function literal(value: unknown, indent: string): string {
   return JSON.stringify(value);
 }
 
+/** `keep.sync.Association`: where the package exports the class of a spec. */
+function classPathOf(spec: ResourceSpec): string {
+  return registeredResources.find((r) => r.spec === spec)?.path ?? `${spec.module}.${spec.type}`;
+}
+
 export function programText(objects: ImportedObject[]): string {
-  const modules = [...new Set(objects.map((o) => o.spec.module))].sort();
+  const modules = [...new Set(objects.map((o) => classPathOf(o.spec).split(".")[0]))].sort();
   const lines = [`import { ${modules.join(", ")} } from "pulumi-keepstack";`, ""];
   const used = new Set<string>();
   for (const { spec, id, inputs } of objects) {
@@ -44,7 +50,7 @@ export function programText(objects: ImportedObject[]): string {
     const missing = (spec.writeOnly ?? []).filter((k) => inputs[k] === undefined);
     for (const key of missing) lines.push(`// ${key}: the service does not return it; set it before running up.`);
     const args = { ...inputs, adopt: true };
-    lines.push(`new ${spec.module}.${spec.type}(${JSON.stringify(name)}, ${literal(args, "")});`, "");
+    lines.push(`new ${classPathOf(spec)}(${JSON.stringify(name)}, ${literal(args, "")});`, "");
   }
   return lines.join("\n");
 }

@@ -131,7 +131,9 @@ export function resolveServiceConfig(
     return fromConfig ?? (fromEnv === "" ? undefined : fromEnv);
   };
   for (const s of SETTINGS[service]) {
-    raw[s.key] = valueOf(s, cluster) ?? (cluster && s.shared ? valueOf(s) : undefined) ?? s.default;
+    // A named cluster has no default address: a missing setting must not reach the default cluster.
+    const fallback = cluster && s.key === "address" ? undefined : s.default;
+    raw[s.key] = valueOf(s, cluster) ?? (cluster && s.shared ? valueOf(s) : undefined) ?? fallback;
     label[s.key] = settingLabel(service, s.key, cluster);
   }
   if (!raw.address) {

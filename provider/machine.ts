@@ -7,7 +7,7 @@ import { adviceFor } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
-import { ResourceSpec, tokenOf } from "./spec";
+import { ResourceSpec, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
 
@@ -56,7 +56,7 @@ export class ResourceOperationError extends Error {
 }
 
 export function describe(token: string, objectId: string, operation: string, cause: unknown): string {
-  const type = token.replace(/^pulumi-nodejs:dynamic\//, "");
+  const type = shortTypeOf(token);
   const head = `${type} "${objectId}": ${operation} failed`;
   if (cause instanceof ApiError) return `${head}: ${cause.message}. ${adviceFor(cause)}.`;
   if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
@@ -112,7 +112,7 @@ export function machineSchema(spec: ResourceSpec) {
 
 export function createMachine(spec: ResourceSpec, context: () => OperationContext): Machine {
   const token = tokenOf(spec);
-  const shortToken = token.replace(/^pulumi-nodejs:dynamic\//, "");
+  const shortToken = shortTypeOf(token);
   const schema = machineSchema(spec);
   const inputKeys = Object.keys(spec.inputs.shape);
   const replaceKeys = new Set<string>(spec.replaceOnChanges ?? []);

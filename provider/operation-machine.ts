@@ -21,7 +21,7 @@ import {
   toPlainJson,
   withoutProvider,
 } from "./machine";
-import { OperationSpec, tokenOf } from "./spec";
+import { OperationSpec, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown, isUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
 
@@ -99,7 +99,7 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
         const sent = resolveReferences(inputs, ctx);
         const found = await spec.current?.(ctx, sent as never);
         if (found) {
-          ctx.info(`${token.replace(/^pulumi-nodejs:dynamic\//, "")} "${id}": nothing to do: ${found.message}`);
+          ctx.info(`${shortTypeOf(token)} "${id}": nothing to do: ${found.message}`);
           return { id, outs: toPlainJson({ ...inputs, ...found.computed }) };
         }
         const computed = await spec.run(ctx, sent as never);

@@ -62,7 +62,7 @@ describe("adoption, get and namespaces", () => {
     });
     expect(result.outputs).toEqual({ level: "hard-mandatory", text: "main = rule { true }" });
     await stack.engine.destroy();
-    expect(stack.keep.getPolicy("rgp", "shared")?.enforcement_level).toBe("hard-mandatory");
+    expect(stack.keep.getPolicy("rgp", "shared")).toMatchObject({ enforcement_level: "hard-mandatory" });
   });
 
   test("a namespace override writes into that namespace and is part of the ID", async () => {

@@ -48,7 +48,7 @@ const gadget = keepObject({
     password: z.string().optional(),
   }),
   fields: {
-    colours: { wire: "palette", toWire: (v) => v.join(","), fromWire: (v) => String(v).split(",") },
+    colours: { wire: "palette", toWire: (v) => v?.join(","), fromWire: (v) => String(v).split(",") },
     password: { writeOnly: true },
   },
   answer: z.object({ max_size: z.number().optional(), palette: z.string().optional() }),

@@ -17,8 +17,8 @@ export const aclPolicySpec = keepObject({
   path: "sys/policies/acl/{name}",
   inputs,
   normalize: { policy: normalizePolicyText },
-  // Every namespace has a `default` policy; `root` is refused by the name rule.
-  builtIn: (args) => (args.name === "default" ? "the built-in `default` policy of the namespace" : undefined),
+  // Every namespace has these two; `root` cannot even be written (the name rule refuses it).
+  builtIn: (args) => (args.name === "default" || args.name === "root" ? `the built-in \`${args.name}\` policy of the namespace` : undefined),
 });
 
 /** An ACL policy of the secrets service. ID: the name, or `<namespace>:<name>`. */
