@@ -1,20 +1,30 @@
 /**
  * Emulator of the secrets service ("keep"): a labelled test double, never a substitute for the
- * real service. One fastify server on loopback; each route module registers its routes on a
- * shared KeepRouter, which handles authentication, namespaces, help and error bodies for all.
+ * real service. One fastify server on loopback; route modules register system routes and engines
+ * on a shared KeepRouter, which handles authentication, namespaces, mounts, help and error bodies
+ * for all. `secret/` is a key-value version 2 mount in the root namespace, as on a dev server.
  */
 import { randomBytes } from "node:crypto";
 import { ServiceServer, startServiceServer } from "../common";
+import { KeepObjects } from "./objects";
+import { KvVersionEvent, KvVersionMetadata, KV_SECRET_KIND, kvVersionOf, onKvVersion, readKvSecret, registerKvEngine, writeKvVersion } from "./kv";
+import { registerMountRoutes, resolveMountType, viewMount } from "./mounts";
 import { registerNamespaceRoutes } from "./namespaces";
-import { PolicyFields, PolicyKind, PolicyView, policyStoreOf, registerPolicyRoutes, viewPolicy } from "./policies";
+import { PolicyFields, PolicyKind, PolicyView, StoredPolicy, normalizePolicyName, policyStorageKind, registerPolicyRoutes } from "./policies";
 import { errorBody } from "./replies";
 import { KeepRouter } from "./router";
-import { KeepState } from "./state";
+import { ChangeListener, KeepState } from "./state";
 
 export type { PolicyKind, PolicyFields, PolicyView } from "./policies";
-export type { KeepRoute, KeepRequest, KeepOperation, KeepHandler } from "./router";
+export type { KeepRoute, KeepRequest, KeepOperation, KeepHandler, KeepEngine, CollectionInfo } from "./router";
+export type { CollectionSpec, Collection } from "./collection";
+export type { KindRef, ObjectRef } from "./objects";
+export type { KeepChange, ChangeListener, MountSettings } from "./state";
+export type { KvVersionEvent, KvVersionMetadata, KvRecord } from "./kv";
 export { KeepRouter } from "./router";
-export { KeepState, KeepNamespace } from "./state";
+export { KeepState, KeepNamespace, KeepMount, ObjectStore } from "./state";
+export { KeepObjects } from "./objects";
+export { addCollection } from "./collection";
 export { KeepError } from "./replies";
 
 export interface KeepEmulatorOptions {
@@ -26,6 +36,30 @@ export interface KeepEmulatorOptions {
   rootToken?: string;
   /** Behave like a proxy with `require_request_header`: demand `X-Keep-Request: true`. */
   requireRequestHeader?: boolean;
+  /**
+   * Registers more route modules (engines, system routes) before the server starts; mounts made
+   * here exist from the start.
+   */
+  register?: (router: KeepRouter) => void;
+}
+
+/** A row of the mount table, as `sys/mounts` shows it, with its path. */
+export type MountInfo = ReturnType<typeof viewMount> & { path: string };
+
+export interface MountOptions {
+  /** Namespace path; the root when absent. */
+  namespace?: string;
+  /** Engine options (the key-value engine's `version`). */
+  options?: Record<string, string>;
+  description?: string;
+}
+
+/** A key-value secret: mount path (default "secret") and path inside it, in a namespace. */
+export interface KvRef {
+  namespace?: string;
+  /** Mount path of a key-value engine; "secret" when absent. */
+  mount?: string;
+  path: string;
 }
 
 export interface KeepEmulator extends ServiceServer {
@@ -35,12 +69,35 @@ export interface KeepEmulator extends ServiceServer {
   requireRequestHeader: boolean;
   /** The emulator's whole state, for route modules and tests that need more than the helpers. */
   state: KeepState;
+  /** The router, for tests that add engines or routes after start. */
+  router: KeepRouter;
   /** Accepts `token` from now on, in every namespace. */
   addToken(token: string): void;
   /** Creates a namespace ("team-a", "team-a/dev"), with any missing parent. */
   addNamespace(path: string): void;
   hasNamespace(path: string): boolean;
-  /** The policy as GET would answer it, or undefined. `namespace` defaults to the root. */
+  /** Mounts an engine of a registered `type` ("kv", "kv-v2", ...) at `path`; throws as the API would refuse. */
+  mount(path: string, type: string, options?: MountOptions): MountInfo;
+  /** Removes a mount and everything in it; false when nothing was mounted there. */
+  unmount(path: string, options?: { namespace?: string }): boolean;
+  /** The namespace's mount table, sorted by path (system mounts included). */
+  mounts(namespace?: string): MountInfo[];
+  /** Out-of-band access to every stored object, by namespace, mount ("sys" for system objects), kind and name. */
+  objects: KeepObjects;
+  /** Key-value secrets, out of band. */
+  kv: {
+    /** The latest (or the given) readable version, with its metadata for version 2; undefined otherwise. */
+    read(ref: KvRef & { version?: number }): { data: Record<string, unknown>; metadata?: KvVersionMetadata } | undefined;
+    /** Writes a new version (version 2) or replaces the object (version 1); announced like an API write. */
+    write(ref: KvRef, data: Record<string, unknown>): KvVersionMetadata | undefined;
+    /** Deletes the secret with all its versions; false when absent. */
+    delete(ref: KvRef): boolean;
+    /** Listens for new versions of version 2 secrets; returns an unsubscribe. */
+    onVersion(listener: (event: KvVersionEvent) => void): () => void;
+  };
+  /** Listens for every change of stored objects and mount tables; returns an unsubscribe. */
+  onChange(listener: ChangeListener): () => void;
+  /** The policy as GET would answer its fields, or undefined. `namespace` defaults to the root. */
   getPolicy(kind: PolicyKind, name: string, namespace?: string): PolicyView | undefined;
   /** Writes a policy as an out-of-band change would: no validation beyond name normalisation. */
   putPolicy(kind: PolicyKind, name: string, fields: PolicyFields, namespace?: string): void;
@@ -58,6 +115,10 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   const router = new KeepRouter(state);
   registerNamespaceRoutes(router);
   registerPolicyRoutes(router);
+  registerMountRoutes(router);
+  registerKvEngine(router);
+  state.mount(state.root, "secret", "kv", { options: { version: "2" }, description: "key/value secret storage" });
+  options.register?.(router);
 
   const server = await startServiceServer(
     {
@@ -69,12 +130,16 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
     (app) => router.install(app),
   );
 
-  const policiesIn = (namespace?: string) => policyStoreOf(state.requireNamespace(namespace));
+  const objects = new KeepObjects(router);
+  const policyRef = (kind: PolicyKind, name: string, namespace?: string) => ({ namespace, mount: "sys", kind: policyStorageKind(kind), name });
+  const mountInfo = (mount: ReturnType<KeepState["mountsOf"]>[number]): MountInfo => ({ path: mount.displayPath, ...viewMount(mount) });
+  const kvMount = (ref: KvRef) => state.requireMount(state.requireNamespace(ref.namespace), ref.mount ?? "secret");
 
   return {
     ...server,
     rootToken,
     state,
+    router,
     get requireRequestHeader() {
       return state.requireRequestHeader;
     },
@@ -88,14 +153,37 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
       state.ensureNamespace(path);
     },
     hasNamespace: (path) => state.findNamespace(path) !== undefined,
-    getPolicy: (kind, name, namespace) => {
-      const stored = policiesIn(namespace).get(kind, name);
-      return stored && viewPolicy(kind, stored);
+    mount: (path, type, mountOptions = {}) => {
+      const resolved = resolveMountType(type, mountOptions.options);
+      const settings = { options: resolved.options, description: mountOptions.description };
+      return mountInfo(state.mount(state.requireNamespace(mountOptions.namespace), path, resolved.type, settings, "out-of-band"));
     },
-    putPolicy: (kind, name, fields, namespace) => policiesIn(namespace).put(kind, name, fields),
+    unmount: (path, unmountOptions = {}) => state.unmount(state.requireNamespace(unmountOptions.namespace), path, "out-of-band"),
+    mounts: (namespace) => state.mountsOf(state.requireNamespace(namespace)).map(mountInfo),
+    objects,
+    kv: {
+      read: (ref) => readKvSecret(kvMount(ref), ref.path, ref.version),
+      write: (ref, data) => {
+        const mount = kvMount(ref);
+        if (kvVersionOf(mount) === 2) return writeKvVersion(mount, ref.path, data, { source: "out-of-band" });
+        mount.store.put(KV_SECRET_KIND, ref.path, structuredClone(data), "out-of-band");
+        return undefined;
+      },
+      delete: (ref) => kvMount(ref).store.delete(KV_SECRET_KIND, ref.path, "out-of-band"),
+      onVersion: (listener) => onKvVersion(state, listener),
+    },
+    onChange: (listener) => state.onChange(listener),
+    getPolicy: (kind, name, namespace) => objects.view<PolicyView>(policyRef(kind, name, namespace)),
+    putPolicy: (kind, name, fields, namespace) => {
+      const ref = policyRef(kind, name, namespace);
+      const stored: StoredPolicy = { name: normalizePolicyName(name), policy: fields.policy };
+      if (kind !== "acl") stored.enforcement_level = fields.enforcement_level;
+      if (kind === "egp") stored.paths = [...(fields.paths ?? [])];
+      objects.write(ref, stored);
+    },
     deletePolicy: (kind, name, namespace) => {
-      policiesIn(namespace).delete(kind, name);
+      objects.delete(policyRef(kind, name, namespace));
     },
-    listPolicies: (kind, namespace) => policiesIn(namespace).names(kind),
+    listPolicies: (kind, namespace) => objects.list(policyRef(kind, "", namespace)),
   };
 }

@@ -1,11 +1,11 @@
 /**
- * Policies routes of the secrets service emulator (`sys/policies/acl|rgp|egp`), with the
- * per-namespace policy store they read and write.
+ * Policies routes of the secrets service emulator (`sys/policies/acl|rgp|egp`): three collections
+ * of the system backend, stored per namespace under `policies/<kind>`.
  */
+import { addCollection } from "./collection";
 import { readEnum, readString, readStringList } from "./fields";
-import { badRequest, notFound, ok, requireListResults } from "./replies";
+import { badRequest } from "./replies";
 import type { KeepRouter } from "./router";
-import type { KeepNamespace } from "./state";
 
 export type PolicyKind = "acl" | "rgp" | "egp";
 export const POLICY_KINDS: readonly PolicyKind[] = ["acl", "rgp", "egp"];
@@ -23,7 +23,7 @@ export interface StoredPolicy extends PolicyFields {
   name: string;
 }
 
-/** Shapes of GET answers, exactly as the service returns them (bare objects). */
+/** The policy fields of a read, as the service answers them (at the top level and in `data`). */
 export type PolicyView =
   | { name: string; policy: string }
   | { name: string; policy: string; enforcement_level: string }
@@ -78,58 +78,20 @@ function namePathEntries(paths: readonly string[]) {
   return paths.map((path) => (path.endsWith("*") ? { path: path.slice(0, -1), glob: true } : { path, glob: false }));
 }
 
-export function viewPolicy(kind: PolicyKind, stored: StoredPolicy): PolicyView {
+/** The fields a read answers, in the service's order; `name` is the stored (normalised) name. */
+export function viewPolicy(kind: PolicyKind, stored: PolicyFields, name: string): PolicyView {
   switch (kind) {
     case "acl":
-      return { name: stored.name, policy: stored.policy };
+      return { name, policy: stored.policy };
     case "rgp":
-      return { name: stored.name, policy: stored.policy, enforcement_level: stored.enforcement_level ?? "" };
+      return { name, policy: stored.policy, enforcement_level: stored.enforcement_level ?? "" };
     case "egp":
-      return {
-        enforcement_level: stored.enforcement_level ?? "",
-        name: stored.name,
-        paths: [...(stored.paths ?? [])],
-        policy: stored.policy,
-      };
+      return { enforcement_level: stored.enforcement_level ?? "", name, paths: [...(stored.paths ?? [])], policy: stored.policy };
   }
 }
 
-export class PolicyStore {
-  private readonly byKind: Record<PolicyKind, Map<string, StoredPolicy>> = {
-    // Every namespace starts with these two ACL policies; root grants everything and has no text.
-    acl: new Map([
-      ["default", { name: "default", policy: DEFAULT_ACL_POLICY }],
-      ["root", { name: "root", policy: "" }],
-    ]),
-    rgp: new Map(),
-    egp: new Map(),
-  };
-
-  get(kind: PolicyKind, name: string): StoredPolicy | undefined {
-    const stored = this.byKind[kind].get(normalizePolicyName(name));
-    return stored && { ...stored, paths: stored.paths && [...stored.paths] };
-  }
-
-  put(kind: PolicyKind, name: string, fields: PolicyFields): void {
-    const normalized = normalizePolicyName(name);
-    const stored: StoredPolicy = { name: normalized, policy: fields.policy };
-    if (kind !== "acl") stored.enforcement_level = fields.enforcement_level;
-    if (kind === "egp") stored.paths = [...(fields.paths ?? [])];
-    this.byKind[kind].set(normalized, stored);
-  }
-
-  delete(kind: PolicyKind, name: string): boolean {
-    return this.byKind[kind].delete(normalizePolicyName(name));
-  }
-
-  names(kind: PolicyKind): string[] {
-    return [...this.byKind[kind].keys()].sort();
-  }
-}
-
-export function policyStoreOf(namespace: KeepNamespace): PolicyStore {
-  return namespace.moduleState("policies", () => new PolicyStore());
-}
+/** Storage kind of a policy kind in the system backend's store (the path under `sys/`). */
+export const policyStorageKind = (kind: PolicyKind) => `policies/${kind}`;
 
 const KIND_LABELS: Record<PolicyKind, string> = {
   acl: "ACL policy",
@@ -137,72 +99,48 @@ const KIND_LABELS: Record<PolicyKind, string> = {
   egp: "endpoint governing policy (EGP)",
 };
 
+/** Every namespace starts with these two ACL policies; root grants everything and has no text. */
+const ACL_SEED: Record<string, StoredPolicy> = {
+  default: { name: "default", policy: DEFAULT_ACL_POLICY },
+  root: { name: "root", policy: "" },
+};
+
 export function registerPolicyRoutes(router: KeepRouter): void {
   for (const kind of POLICY_KINDS) {
     const label = KIND_LABELS[kind];
-
-    router.add({
+    addCollection<StoredPolicy>(router.system, {
       path: `sys/policies/${kind}`,
-      summary: `The ${label} collection.`,
-      operations: {
-        list: {
-          summary: `List ${label} names.`,
-          handler: ({ namespace }) => {
-            const store = policyStoreOf(namespace);
-            const keys = store.names(kind);
-            requireListResults(keys);
-            if (kind !== "egp") return ok({ keys });
-            const namePathMap = Object.fromEntries(keys.map((name) => [name, namePathEntries(store.get(kind, name)!.paths ?? [])]));
-            return ok({ keys, name_path_map: namePathMap });
-          },
-        },
+      label,
+      nameHelp: "Name of the policy; the service lower-cases it.",
+      normalizeName: normalizePolicyName,
+      seed: kind === "acl" ? ACL_SEED : undefined,
+      view: (stored, name) => viewPolicy(kind, stored, name),
+      listExtras:
+        kind === "egp"
+          ? (store, names) => ({
+              name_path_map: Object.fromEntries(
+                names.map((name) => [name, namePathEntries(store.get<StoredPolicy>(policyStorageKind(kind), name)?.paths ?? [])]),
+              ),
+            })
+          : undefined,
+      beforeWrite: (name) => {
+        if (name === "") throw badRequest("policy name must be provided");
+        if (name === "root") throw badRequest(`cannot update "root" policy`);
       },
-    });
-
-    router.add({
-      path: `sys/policies/${kind}/:name`,
-      summary: `One ${label}, by case-insensitive name.`,
-      params: { name: "Name of the policy; the service lower-cases it." },
-      operations: {
-        read: {
-          summary: `Read the ${label}.`,
-          handler: ({ namespace, params }) => {
-            const stored = policyStoreOf(namespace).get(kind, params.name);
-            if (!stored) throw notFound();
-            return ok(viewPolicy(kind, stored));
-          },
-        },
-        write: {
-          summary: `Create or update the ${label}.`,
-          handler: ({ namespace, params, body }) => {
-            const name = normalizePolicyName(params.name);
-            if (name === "") throw badRequest("policy name must be provided");
-            if (name === "root") throw badRequest(`cannot update "root" policy`);
-            const fields: PolicyFields = { policy: decodePolicyText(readString(body, "policy", { required: true })) };
-            if (kind !== "acl") {
-              fields.enforcement_level = readEnum(body, "enforcement_level", ENFORCEMENT_LEVELS, { required: true });
-            }
-            if (kind === "egp") {
-              const paths = readStringList(body, "paths");
-              if (!paths || paths.length === 0) throw badRequest("'paths' parameter not supplied or empty");
-              fields.paths = paths;
-            }
-            policyStoreOf(namespace).put(kind, name, fields);
-          },
-        },
-        delete: {
-          summary:
-            kind === "egp" ? `Delete the ${label}, removing it from all its paths.` : `Delete the ${label}.`,
-          handler: ({ namespace, params }) => {
-            const name = normalizePolicyName(params.name);
-            if (kind === "acl" && (name === "root" || name === "default")) {
-              throw badRequest(`cannot delete "${name}" policy`);
-            }
-            // Deleting an absent policy succeeds, as in the service.
-            policyStoreOf(namespace).delete(kind, name);
-          },
-        },
+      parse: (body, { name }) => {
+        const stored: StoredPolicy = { name, policy: decodePolicyText(readString(body, "policy", { required: true })) };
+        if (kind !== "acl") stored.enforcement_level = readEnum(body, "enforcement_level", ENFORCEMENT_LEVELS, { required: true });
+        if (kind === "egp") {
+          const paths = readStringList(body, "paths");
+          if (!paths || paths.length === 0) throw badRequest("'paths' parameter not supplied or empty");
+          stored.paths = paths;
+        }
+        return stored;
       },
+      beforeDelete: (name) => {
+        if (kind === "acl" && (name === "root" || name === "default")) throw badRequest(`cannot delete "${name}" policy`);
+      },
+      deleteSummary: kind === "egp" ? `Delete the ${label}, removing it from all its paths.` : undefined,
     });
   }
 }

@@ -62,3 +62,22 @@ export function envelope(data: unknown, options: EnvelopeOptions = {}) {
 export function requireListResults(keys: readonly string[]): void {
   if (keys.length === 0) throw notFound();
 }
+
+/**
+ * A system-backend answer: the real service puts the fields at the top level and again inside
+ * the envelope's `data`, with `mount_type: "system"`; clients read either place.
+ */
+export function systemReply(data: Record<string, unknown>): KeepReply {
+  return ok({ ...data, ...envelope(data, { mountType: "system" }) });
+}
+
+/** An engine's answer: the envelope with the payload in `data` and the engine's type as `mount_type`. */
+export function engineReply(data: unknown, mountType: string, options: EnvelopeOptions = {}): KeepReply {
+  return ok(envelope(data, { mountType, ...options }));
+}
+
+/**
+ * Content type of every JSON answer. The service sends exactly this, and some clients parse the
+ * `errors` list only when the type is exactly `application/json` (no charset parameter).
+ */
+export const JSON_CONTENT_TYPE = "application/json";

@@ -1,13 +1,15 @@
 /**
  * Request pipeline of the secrets service emulator. Route modules describe their routes to a
- * KeepRouter (path pattern, operations, whether a token is needed); the router does what every
- * path shares: body parsing, the request-header check, namespace resolution, authentication,
- * help, the trailing-period rule, list dispatch, 405s and `{ errors }` bodies.
+ * KeepRouter: system routes (`sys/...`) directly, an engine's routes relative to wherever it is
+ * mounted through `router.engine(type)`. The router does what every path shares: body parsing,
+ * the request-header check, namespace resolution, dispatch to the mount with the longest matching
+ * path, authentication, help, the trailing-period rule, list dispatch, 405s and `{ errors }` bodies.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RequestBody } from "./fields";
 import { buildHelp } from "./help";
 import {
+  JSON_CONTENT_TYPE,
   KeepError,
   KeepReply,
   badRequest,
@@ -18,7 +20,7 @@ import {
   unsupportedOperation,
   unsupportedPath,
 } from "./replies";
-import { KeepNamespace, KeepState, normalizeNamespacePath } from "./state";
+import { EngineDescriptor, KeepMount, KeepNamespace, KeepState, SYSTEM_MOUNTS, normalizeNamespacePath } from "./state";
 
 /** Node's HTTP parser refuses the `LIST` verb, so `list` is `GET ?list=true` (convention 1). */
 export type KeepOperationKind = "read" | "list" | "write" | "delete" | "patch";
@@ -27,6 +29,8 @@ export interface KeepRequest {
   state: KeepState;
   /** The namespace the request resolved to (header value and path prefix combined). */
   namespace: KeepNamespace;
+  /** The mount the request was dispatched to; the namespace's `sys/` mount for system routes. */
+  mount: KeepMount;
   /** Path parameters, URL-decoded. */
   params: Record<string, string>;
   /** Query parameters; repeated ones keep their first value. */
@@ -36,6 +40,8 @@ export interface KeepRequest {
   method: string;
   /** Route path relative to the namespace, without `/v1/` and without a trailing slash. */
   path: string;
+  /** Route path relative to the mount (equal to `path` for system routes). */
+  mountPath: string;
   /** The caller's token, absent on unauthenticated routes called without one. */
   token?: string;
   raw: FastifyRequest;
@@ -64,6 +70,8 @@ export interface KeepRoute {
   /** Descriptions of path parameters, for the help document. */
   params?: Record<string, string>;
   operations: Partial<Record<KeepOperationKind, KeepOperation>>;
+  /** Engine routes only: whether the route exists on this mount (the key-value engine's two versions). */
+  when?: (mount: KeepMount) => boolean;
 }
 
 export type PathSegment =
@@ -74,9 +82,11 @@ export type PathSegment =
 export interface CompiledRoute {
   route: KeepRoute;
   segments: PathSegment[];
+  /** For an engine route shown under a mount's path in help: the route as the engine registered it. */
+  source?: CompiledRoute;
 }
 
-interface RouteMatch {
+export interface RouteMatch {
   compiled: CompiledRoute;
   params: Record<string, string>;
 }
@@ -202,40 +212,164 @@ function sendReply(reply: FastifyReply, result: KeepReply): FastifyReply {
   reply.code(status);
   if (result.headers) reply.headers(result.headers);
   if (status === 204 || result.body === undefined) return reply.send();
-  return reply.type("application/json").send(result.body);
+  return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify(result.body));
 }
 
-export class KeepRouter {
-  private readonly compiled: CompiledRoute[] = [];
+function routeShape(segments: PathSegment[]): string {
+  return segments.map((s) => (s.kind === "literal" ? s.value : s.kind === "param" ? ":" : "*")).join("/");
+}
 
-  constructor(readonly state: KeepState) {}
+/** Describes a kind of stored object that a collection route serves, for out-of-band access. */
+export interface CollectionInfo {
+  kind: string;
+  normalizeName(name: string): string;
+  /** The fields a read answers for a stored object. */
+  view(stored: unknown, name: string): unknown;
+  /** Objects a new mount starts with. */
+  seed?: Record<string, unknown>;
+}
+
+export interface EngineOptions {
+  /** What the engine is, for help. */
+  summary?: string;
+  /** Checks and completes the options of a new mount; throws a 400 KeepError when invalid. */
+  normalizeOptions?: (options: Record<string, string>) => Record<string, string>;
+}
+
+/**
+ * The routes of one engine type, relative to its mount path. The `system` engine is the service's
+ * own backend: its routes carry their full path (`sys/policies/acl`) and it is mounted at `sys/`.
+ */
+export class KeepEngine implements EngineDescriptor {
+  private readonly compiled: CompiledRoute[] = [];
+  readonly collections = new Map<string, CollectionInfo>();
+  summary: string;
+  private readonly optionsNormalizer?: (options: Record<string, string>) => Record<string, string>;
+
+  constructor(
+    readonly type: string,
+    options: EngineOptions = {},
+  ) {
+    this.summary = options.summary ?? `The ${type} engine.`;
+    this.optionsNormalizer = options.normalizeOptions;
+  }
 
   /** Registers one route; a route module calls this once per path. */
-  add(route: KeepRoute): void {
+  add(route: KeepRoute): CompiledRoute {
     const segments = compilePath(route.path);
-    const shape = segments.map((s) => (s.kind === "literal" ? s.value : s.kind === "param" ? ":" : "*")).join("/");
-    const clash = this.compiled.find(
-      (c) => c.segments.map((s) => (s.kind === "literal" ? s.value : s.kind === "param" ? ":" : "*")).join("/") === shape,
-    );
+    const shape = routeShape(segments);
+    // Two routes of one shape are a mistake unless they exist on different mounts (`when`).
+    const clash = this.compiled.find((c) => routeShape(c.segments) === shape && !c.route.when && !route.when);
     if (clash) throw new Error(`keep route ${route.path} duplicates ${clash.route.path}`);
-    this.compiled.push({ route, segments });
-    const first = segments[0];
-    if (first?.kind === "literal") this.state.routeRoots.add(first.value);
+    const compiled = { route, segments };
+    this.compiled.push(compiled);
+    return compiled;
   }
 
   get routes(): readonly CompiledRoute[] {
     return this.compiled;
   }
 
-  match(path: string[]): RouteMatch | undefined {
+  /** Routes present on `mount` (all of them when no mount is given). */
+  routesOn(mount?: KeepMount): CompiledRoute[] {
+    return this.compiled.filter((c) => !mount || !c.route.when || c.route.when(mount));
+  }
+
+  match(path: string[], mount?: KeepMount): RouteMatch | undefined {
     let best: (RouteMatch & { rank: number[] }) | undefined;
-    for (const compiled of this.compiled) {
+    for (const compiled of this.routesOn(mount)) {
       const params = matchSegments(compiled.segments, path);
       if (!params) continue;
       const rank = specificity(compiled.segments);
       if (!best || compareSpecificity(rank, best.rank) > 0) best = { compiled, params, rank };
     }
     return best && { compiled: best.compiled, params: best.params };
+  }
+
+  seedOf(kind: string): Record<string, unknown> | undefined {
+    return this.collections.get(kind)?.seed;
+  }
+
+  normalizeOptions(options: Record<string, string>): Record<string, string> {
+    return this.optionsNormalizer ? this.optionsNormalizer(options) : options;
+  }
+
+  normalizeName(kind: string, name: string): string {
+    const collection = this.collections.get(kind);
+    return collection ? collection.normalizeName(name) : name;
+  }
+}
+
+export class KeepRouter {
+  private readonly engines = new Map<string, KeepEngine>();
+  /** The service's own backend, mounted at `sys/` in every namespace. */
+  readonly system: KeepEngine;
+
+  constructor(readonly state: KeepState) {
+    for (const { type, description } of SYSTEM_MOUNTS) this.engine(type, { summary: description });
+    this.system = this.engines.get("system")!;
+  }
+
+  /** Registers one system route (its path starts at the namespace: `sys/...`). */
+  add(route: KeepRoute): void {
+    const compiled = this.system.add(route);
+    const first = compiled.segments[0];
+    if (first?.kind === "literal") this.state.routeRoots.add(first.value);
+  }
+
+  /**
+   * The engine of `type`, created on first call: a route module adds its routes to it relative to
+   * the mount (`roles/:name`), and `keep.mount(path, type)` makes them reachable under `path`.
+   */
+  engine(type: string, options: EngineOptions = {}): KeepEngine {
+    let engine = this.engines.get(type);
+    if (!engine) {
+      engine = new KeepEngine(type, options);
+      this.engines.set(type, engine);
+      this.state.engines.set(type, engine);
+    } else if (options.summary || options.normalizeOptions) {
+      throw new Error(`keep engine ${type} is already defined`);
+    }
+    return engine;
+  }
+
+  findEngine(type: string): KeepEngine | undefined {
+    return this.engines.get(type);
+  }
+
+  /** System routes, as registered. */
+  get routes(): readonly CompiledRoute[] {
+    return this.system.routes;
+  }
+
+  /** Matches a path against the system routes. */
+  match(path: string[]): RouteMatch | undefined {
+    return this.system.match(path);
+  }
+
+  /** The mount a namespace-relative path goes to, the route there, and the path relative to the mount. */
+  dispatch(namespace: KeepNamespace, path: string[]): { mount: KeepMount; mountPath: string[]; matched?: RouteMatch } {
+    const resolved = this.state.resolveMount(namespace, path);
+    if (resolved && resolved.mount.type !== "system") {
+      const engine = this.engines.get(resolved.mount.type);
+      return { mount: resolved.mount, mountPath: resolved.rest, matched: engine?.match(resolved.rest, resolved.mount) };
+    }
+    return { mount: this.state.systemMount(namespace), mountPath: path, matched: this.system.match(path) };
+  }
+
+  /** Every route reachable in `namespace`, engine routes prefixed with their mount's path (for help). */
+  routesIn(namespace: KeepNamespace): CompiledRoute[] {
+    const all: CompiledRoute[] = [...this.system.routes];
+    for (const mount of this.state.mountsOf(namespace)) {
+      const engine = this.engines.get(mount.type);
+      if (!engine || engine === this.system) continue;
+      const prefix: PathSegment[] = mount.segments.map((value) => ({ kind: "literal", value }));
+      for (const compiled of engine.routesOn(mount)) {
+        const path = [mount.path, compiled.route.path].filter((p) => p !== "").join("/");
+        all.push({ route: { ...compiled.route, path }, segments: [...prefix, ...compiled.segments], source: compiled });
+      }
+    }
+    return all;
   }
 
   /** Wires the pipeline into the service's fastify server; call after every route is added. */
@@ -251,14 +385,15 @@ export class KeepRouter {
     });
 
     app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-      if (error instanceof KeepError) return reply.code(error.status).send(errorBody(error.errors));
+      if (error instanceof KeepError) return sendReply(reply, { status: error.status, body: errorBody(error.errors) });
       const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-      return reply.code(status).send(errorBody([status >= 500 ? `internal error: ${error.message}` : error.message]));
+      const message = status >= 500 ? `internal error: ${error.message}` : error.message;
+      return sendReply(reply, { status, body: errorBody([message]) });
     });
 
     // Paths outside /v1/ have no handler at all in the service.
     app.setNotFoundHandler((request, reply) => {
-      reply.code(404).send(errorBody([`no handler for route "${request.url.split("?")[0]}"`]));
+      sendReply(reply, { status: 404, body: errorBody([`no handler for route "${request.url.split("?")[0]}"`]) });
     });
 
     // A proxy with require_request_header answers 412 before forwarding anything, so this runs first.
@@ -266,8 +401,16 @@ export class KeepRouter {
       reply.header("cache-control", "no-store");
       if (!this.state.requireRequestHeader) return;
       if (request.headers["x-keep-request"] !== "true") {
-        return reply.code(412).send(errorBody(["missing 'X-Keep-Request' header"]));
+        return sendReply(reply, { status: 412, body: errorBody(["missing 'X-Keep-Request' header"]) });
       }
+    });
+
+    // fastify adds `; charset=utf-8` to the JSON it serialises itself (injected faults, its own
+    // errors); the service sends the bare type, which some clients require before reading `errors`.
+    app.addHook("onSend", async (_request, reply, payload) => {
+      const type = reply.getHeader("content-type");
+      if (typeof type === "string" && /^application\/json\s*;/i.test(type)) reply.header("content-type", JSON_CONTENT_TYPE);
+      return payload;
     });
 
     app.route({
@@ -292,13 +435,15 @@ export class KeepRouter {
     if (rest.length > 0 && rest[rest.length - 1] === "") rest.pop();
 
     const wantsHelp = query.help !== undefined && query.help !== "";
-    const matched = this.match(rest);
+    const { mount, mountPath, matched } = this.dispatch(namespace, rest);
     const token = tokenOf(request);
     const needsToken = wantsHelp || !matched?.compiled.route.unauthenticated;
     if (needsToken && !this.state.isValidToken(token)) throw permissionDenied();
 
     if (wantsHelp) {
-      const help = buildHelp(this.compiled, rest, matched?.compiled, namespace);
+      const routes = this.routesIn(namespace);
+      const exact = matched && routes.find((c) => c === matched.compiled || c.source === matched.compiled);
+      const help = buildHelp(routes, rest, exact, namespace);
       if (!help) throw unsupportedPath();
       return ok(help);
     }
@@ -317,11 +462,13 @@ export class KeepRouter {
     const result = await operation.handler({
       state: this.state,
       namespace,
+      mount,
       params: matched.params,
       query,
       body: (request.body as RequestBody | undefined) ?? {},
       method: request.method,
       path: rest.join("/"),
+      mountPath: mountPath.join("/"),
       token: this.state.isValidToken(token) ? token : undefined,
       raw: request,
     });
