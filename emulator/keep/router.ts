@@ -84,6 +84,8 @@ export interface CompiledRoute {
   segments: PathSegment[];
   /** For an engine route shown under a mount's path in help: the route as the engine registered it. */
   source?: CompiledRoute;
+  /** ... and the mount it is shown under. */
+  mount?: KeepMount;
 }
 
 export interface RouteMatch {
@@ -366,7 +368,7 @@ export class KeepRouter {
       const prefix: PathSegment[] = mount.segments.map((value) => ({ kind: "literal", value }));
       for (const compiled of engine.routesOn(mount)) {
         const path = [mount.path, compiled.route.path].filter((p) => p !== "").join("/");
-        all.push({ route: { ...compiled.route, path }, segments: [...prefix, ...compiled.segments], source: compiled });
+        all.push({ route: { ...compiled.route, path }, segments: [...prefix, ...compiled.segments], source: compiled, mount });
       }
     }
     return all;
@@ -442,7 +444,7 @@ export class KeepRouter {
 
     if (wantsHelp) {
       const routes = this.routesIn(namespace);
-      const exact = matched && routes.find((c) => c === matched.compiled || c.source === matched.compiled);
+      const exact = matched && routes.find((c) => c === matched.compiled || (c.source === matched.compiled && c.mount === mount));
       const help = buildHelp(routes, rest, exact, namespace);
       if (!help) throw unsupportedPath();
       return ok(help);

@@ -181,7 +181,7 @@ describe("EGP policies", () => {
         },
       };
       // Both places, as the system backend answers lists.
-      const listed = await list.json();
+      const listed = (await list.json()) as any;
       expectEnvelope(listed, "system");
       expect(listed.data).toEqual(expected);
       expect({ keys: listed.keys, name_path_map: listed.name_path_map }).toEqual(expected);

@@ -262,3 +262,35 @@ describe("faults and the request log", () => {
     expect(JSON.stringify(keep().log.entries)).not.toContain(keep().rootToken);
   });
 });
+
+describe("content type of answers", () => {
+  // Some clients read the `errors` list only when the type is exactly application/json.
+  test("errors of every origin are sent as exactly application/json", async () => {
+    const routeMissing = await call("GET", "/v1/sys/nothing-here");
+    const outsideV1 = await call("GET", "/elsewhere");
+    const badJson = await call("POST", "/v1/sys/policies/acl/x", { rawBody: "{" });
+    const denied = await call("GET", "/v1/sys/policies/acl/default", { token: null });
+    keep().faults.inject({ times: 1, status: 503 });
+    const injected = await call("GET", "/v1/sys/policies/acl/default");
+    keep().requireRequestHeader = true;
+    const missingHeader = await call("GET", "/v1/sys/policies/acl/default");
+    for (const [result, status] of [
+      [routeMissing, 404],
+      [outsideV1, 404],
+      [badJson, 400],
+      [denied, 403],
+      [injected, 503],
+      [missingHeader, 412],
+    ] as const) {
+      expectErrors(result, status);
+    }
+  });
+
+  test("successful JSON answers are exactly application/json too", async () => {
+    const read = await call("GET", "/v1/sys/policies/acl/default");
+    expect(read.status).toBe(200);
+    expect(read.headers.get("content-type")).toBe("application/json");
+    const help = await call("GET", "/v1/sys/policies?help=1");
+    expect(help.headers.get("content-type")).toBe("application/json");
+  });
+});
