@@ -82,6 +82,8 @@ describe("mounts dispatch to their engine", () => {
     expectErrors(await call("GET", "/v1/transform/role/only-prod"), 404);
     const unrouted = expectErrors(await call("GET", "/v1/tx/role/only-prod"), 404);
     expect(unrouted[0]).toContain("tx/role/only-prod");
+    // Every segment of the mount path must match, not only the first.
+    expectErrors(await call("GET", "/v1/tx/other/role/only-prod"), 404);
   });
 
   test("an engine mounted in a namespace is reached through the header or the path prefix", async () => {

@@ -2,6 +2,7 @@
  * Mounts on the secrets-service emulator: the mount table per namespace, `sys/mounts` over HTTP
  * (answered as the system backend does), the emulator's mount API, and the service's refusals.
  */
+import { KeepMount, KeepState } from "../../../emulator/keep";
 import { call, expectEnvelope, expectErrors, keep, useKeepEmulator } from "./fixture";
 
 useKeepEmulator();
@@ -118,5 +119,23 @@ describe("mounts per namespace", () => {
 
   test("mount helpers name a namespace that must exist", () => {
     expect(() => keep().mounts("not-there")).toThrow(/not-there/);
+  });
+});
+
+describe("mount resolution", () => {
+  test("the mount with the longest matching path wins, and the rest of the path is relative to it", () => {
+    // The API refuses nested mounts; the resolution rule is checked on a table built directly.
+    const state = new KeepState("resolution-root");
+    const ns = state.root;
+    const noSeeds = () => undefined;
+    const ignore = () => undefined;
+    ns.mounts.set("a", new KeepMount(ns, "a", "kv", {}, noSeeds, ignore));
+    ns.mounts.set("a/b", new KeepMount(ns, "a/b", "kv", {}, noSeeds, ignore));
+    const deep = state.resolveMount(ns, ["a", "b", "c"]);
+    expect([deep?.mount.path, deep?.rest]).toEqual(["a/b", ["c"]]);
+    const shallow = state.resolveMount(ns, ["a", "x", "c"]);
+    expect([shallow?.mount.path, shallow?.rest]).toEqual(["a", ["x", "c"]]);
+    expect(state.resolveMount(ns, ["b"])).toBeUndefined();
+    expect(state.resolveMount(ns, ["sys", "mounts"])?.mount.type).toBe("system");
   });
 });
