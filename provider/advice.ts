@@ -52,6 +52,8 @@ function isServiceModule(service: string): service is ServiceModule {
 
 /** What to do about a failed call, as one clause (no final period). */
 export function adviceFor(error: ApiError, options: AdviceOptions = {}): string {
+  // The failure itself may say what to do (a refused certificate names caCert and skipTlsVerify).
+  if (error.advice) return error.advice;
   const advice = ADVICE_BY_STATUS[error.status] ?? (error.status >= 500 ? UNAVAILABLE : OTHERWISE);
   if (typeof advice === "string") return advice;
   const service = error.service;

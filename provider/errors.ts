@@ -6,41 +6,93 @@ export interface ApiErrorDetail {
   pointer?: string;
 }
 
+/** What is known of a failed request besides its answer. */
+export interface ApiErrorFacts {
+  /** Retries made before giving up. */
+  retries?: number;
+  /** Network or TLS error code (ECONNRESET, DEPTH_ZERO_SELF_SIGNED_CERT, ...) when status is 0. */
+  code?: string;
+  /** What went wrong, in words, when there was no answer (a refused certificate). */
+  reason?: string;
+  /** What to do, when the failure itself tells (a refused certificate); wins over the advice by status. */
+  advice?: string;
+  /**
+   * An attempt before the final one may have reached the service and acted: it was sent and got no
+   * answer (a reset connection, a timeout), or a write was answered with 5xx. A later "it exists
+   * already" may then be the object this very request made.
+   */
+  earlierAttemptMayHaveActed?: boolean;
+  /** The request never left (the TLS handshake refused the server): the service cannot have acted. */
+  notSent?: boolean;
+}
+
+/** Codes of failures that happen before a request leaves: the service cannot have acted on it. */
+const NEVER_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ERR_CANCELED", "ERR_BAD_OPTION_VALUE"]);
+
+/**
+ * Whether a failed attempt may have reached the service and acted: no answer to a request that may
+ * have been sent (anything but a refused connection, an unknown host or a refused certificate), or
+ * a 5xx answer to a write. `notSent` tells that it never left (a refused certificate).
+ */
+export function attemptMayHaveActed(method: string, status: number, code: string | undefined, notSent = false): boolean {
+  if (status === 0) return !notSent && !(code !== undefined && NEVER_SENT_CODES.has(code));
+  return status >= 500 && !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase());
+}
+
 /** An HTTP answer with status >= 400, or a request that never got an answer (status 0). */
 export class ApiError extends Error {
   override readonly name = "ApiError";
+  /** Retries made before giving up. */
+  readonly retries: number;
+  /** Network or TLS error code when status is 0. */
+  readonly code?: string;
+  /** What went wrong, in words, when there was no answer. */
+  readonly reason?: string;
+  /** What to do, when the failure itself tells; see `adviceFor`. */
+  readonly advice?: string;
+  /** See `ApiErrorFacts.earlierAttemptMayHaveActed`. */
+  readonly earlierAttemptMayHaveActed: boolean;
+  /** The request never left (see `ApiErrorFacts.notSent`). */
+  readonly notSent: boolean;
+
   constructor(
     readonly service: string,
     readonly method: string,
     readonly path: string,
     readonly status: number,
     readonly details: ApiErrorDetail[],
-    /** Retries made before giving up. */
-    readonly retries = 0,
-    /** Network error code (ECONNRESET, ECONNREFUSED, ...) when status is 0. */
-    readonly code?: string,
+    facts: ApiErrorFacts = {},
   ) {
-    super(describeApiError(service, method, path, status, details, retries, code));
+    super(describeApiError(service, method, path, status, details, facts));
+    this.retries = facts.retries ?? 0;
+    this.code = facts.code;
+    this.reason = facts.reason;
+    this.advice = facts.advice;
+    this.earlierAttemptMayHaveActed = facts.earlierAttemptMayHaveActed ?? false;
+    this.notSent = facts.notSent ?? false;
   }
 
   get messages(): string[] {
     return this.details.map((d) => d.message);
   }
+
+  /**
+   * Whether this request may have acted on the service, in this attempt or an earlier one: what a
+   * create checks before it sends the request again.
+   */
+  get mayHaveActed(): boolean {
+    return this.earlierAttemptMayHaveActed || attemptMayHaveActed(this.method, this.status, this.code, this.notSent);
+  }
 }
 
-function describeApiError(
-  service: string,
-  method: string,
-  path: string,
-  status: number,
-  details: ApiErrorDetail[],
-  retries: number,
-  code?: string,
-): string {
-  const what = status === 0 ? `failed without an answer (${code ?? "network error"})` : `returned ${status}`;
+function describeApiError(service: string, method: string, path: string, status: number, details: ApiErrorDetail[], facts: ApiErrorFacts): string {
+  const code = facts.code ?? "network error";
+  const what =
+    status === 0 ? (facts.reason ? `failed without an answer: ${facts.reason} (${code})` : `failed without an answer (${code})`) : `returned ${status}`;
   const said = details.length
     ? `: ${details.map((d) => (d.pointer ? `${d.message} (at ${d.pointer})` : d.message)).join("; ")}`
     : "";
+  const retries = facts.retries ?? 0;
   const tried = retries > 0 ? ` after ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
   return `${service}: ${method} ${path} ${what}${tried}${said}`;
 }

@@ -7,20 +7,44 @@ import * as https from "node:https";
 import axios, { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import axiosRetry, { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
-import { ApiError, ApiErrorDetail } from "./errors";
+import { ApiError, ApiErrorDetail, attemptMayHaveActed } from "./errors";
+import { certificateProblemOf, isCertificateRefusal } from "./tls-problems";
 
-/** Which failures are retried, and how long to wait. */
+/** Which failures are retried, and how long to wait. One policy per client; a call may override it (`retry`). */
 export interface RetryPolicy {
   /** Retries of 412, 5xx and network failures. */
   retries: number;
   /** Retries of 429 answers, which say when to come back and so cost little. */
   rateLimitRetries: number;
+  /** First backoff delay; it doubles with each attempt, with jitter. */
   baseDelayMs: number;
+  /** Longest backoff delay. */
   maxDelayMs: number;
   /** Statuses retried with backoff. */
   retryStatuses: readonly number[];
   /** Network error codes retried with backoff (reset connections, timeouts). */
   retryCodes: readonly string[];
+  /**
+   * Whether a failure after which the service may have acted (sent without an answer, or a write
+   * answered 5xx) is retried. A create whose repetition would make a second object sets it false and
+   * looks for what the attempt made (see `ApiError.mayHaveActed`).
+   */
+  retryWhenMayHaveActed: boolean;
+}
+
+/**
+ * What one call may say about retries: `false` never retries it; a partial policy overrides the
+ * client's for this call only.
+ */
+export type RetryOverride = false | Partial<RetryPolicy>;
+
+declare module "axios" {
+  interface AxiosRequestConfig {
+    /** Retries of this call: `false` for none, or a partial policy overriding the client's. */
+    retry?: RetryOverride;
+    /** How messages name the target when its URL is a credential (`<upload-url>`). */
+    describedAs?: string;
+  }
 }
 
 export const DEFAULT_RETRY_STATUSES = [412, 429, 500, 502, 503, 504] as const;
@@ -34,7 +58,14 @@ export function retryPolicyOf(config: ServiceConfig): RetryPolicy {
     maxDelayMs: 30_000,
     retryStatuses: DEFAULT_RETRY_STATUSES,
     retryCodes: DEFAULT_RETRY_CODES,
+    retryWhenMayHaveActed: true,
   };
+}
+
+/** The policy of one call: the client's, overridden by the call's `retry`. */
+export function effectivePolicy(policy: RetryPolicy, override: RetryOverride | undefined): RetryPolicy {
+  if (override === false) return { ...policy, retries: 0, rateLimitRetries: 0 };
+  return override ? { ...policy, ...override } : policy;
 }
 
 /**
@@ -55,38 +86,66 @@ export function serverWaitMs(error: AxiosError): number | undefined {
   return undefined;
 }
 
-/** Exponential backoff with jitter; a wait the server asks for wins, plus a little jitter so a burst spreads out. */
+/**
+ * The one backoff of the code base: exponential from `baseDelayMs` (attempt 1) up to `maxDelayMs`,
+ * with jitter over its upper half. Retries (`retryDelayMs`) and waits for a state (`waitFor`) use it.
+ */
+export function backoffMs(policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, attempt: number): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (Math.max(1, attempt) - 1));
+  return exp / 2 + (Math.random() * exp) / 2;
+}
+
+/** The backoff; a wait the server asks for wins, plus a little jitter so a burst spreads out. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: AxiosError): number {
   const asked = serverWaitMs(error);
   if (asked !== undefined) return asked + Math.random() * Math.max(50, policy.baseDelayMs);
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return exp / 2 + (Math.random() * exp) / 2;
+  return backoffMs(policy, attempt);
 }
 
 /** Retries made so far for one request, by budget; kept on the request's config across attempts. */
 interface RetryCounts {
   rateLimited: number;
   other: number;
+  /** An attempt retried so far may have acted on the service. */
+  mayHaveActed: boolean;
 }
 /** A string key: axios copies string-keyed config entries from one attempt to the next. */
 const RETRY_COUNTS = "keepstack-retries";
 
-function countsOf(error: AxiosError): RetryCounts {
-  const config = (error.config ?? {}) as { [RETRY_COUNTS]?: RetryCounts };
-  return (config[RETRY_COUNTS] ??= { rateLimited: 0, other: 0 });
+function countsOf(config: AxiosRequestConfig | undefined): RetryCounts {
+  const holder = (config ?? {}) as { [RETRY_COUNTS]?: RetryCounts };
+  return (holder[RETRY_COUNTS] ??= { rateLimited: 0, other: 0, mayHaveActed: false });
+}
+
+/** Whether the failed attempt may have reached the service and acted (see `attemptMayHaveActed`). */
+function mayHaveActed(error: AxiosError): boolean {
+  return attemptMayHaveActed(error.config?.method ?? "get", error.response?.status ?? 0, error.code, isTlsRefusal(error));
+}
+
+function isTlsRefusal(error: AxiosError): boolean {
+  return !error.response && isCertificateRefusal(error.code);
 }
 
 /**
  * Whether to retry, counting against the matching budget: 429 answers have their own, larger one,
- * so a request slowed by rate limiting still has its full budget for 5xx answers and resets.
+ * so a request slowed by rate limiting still has its full budget for 5xx answers and resets. The
+ * call's own `retry` overrides the client's policy.
  */
-export function shouldRetry(policy: RetryPolicy, error: AxiosError, isFinal?: (error: AxiosError) => boolean): boolean {
+export function shouldRetry(clientPolicy: RetryPolicy, error: AxiosError, isFinal?: (error: AxiosError) => boolean): boolean {
   if (isFinal?.(error)) return false;
+  const policy = effectivePolicy(clientPolicy, error.config?.retry);
   const status = error.response?.status;
-  const counts = countsOf(error);
-  if (status === 429) return counts.rateLimited++ < policy.rateLimitRetries;
-  const retryable = status !== undefined ? policy.retryStatuses.includes(status) : error.code !== undefined && policy.retryCodes.includes(error.code);
-  return retryable && counts.other++ < policy.retries;
+  const counts = countsOf(error.config);
+  const acted = mayHaveActed(error);
+  if (acted && !policy.retryWhenMayHaveActed) return false;
+  let retry: boolean;
+  if (status === 429) retry = counts.rateLimited++ < policy.rateLimitRetries;
+  else {
+    const retryable = status !== undefined ? policy.retryStatuses.includes(status) : error.code !== undefined && policy.retryCodes.includes(error.code);
+    retry = retryable && counts.other++ < policy.retries;
+  }
+  if (retry && acted) counts.mayHaveActed = true;
+  return retry;
 }
 
 /** Turns an error body of any of the three services into details. */
@@ -127,6 +186,7 @@ export interface HttpClientOptions {
 
 /** The path a message shows: relative to the address, query included, never credentials. */
 function pathOf(config: AxiosRequestConfig, basePath: string): string {
+  if (config.describedAs) return config.describedAs;
   const url = config.url ?? "";
   if (/^https?:\/\//.test(url)) return new URL(url).pathname;
   const query = config.params ? `?${new URLSearchParams(config.params as Record<string, string>).toString()}` : "";
@@ -150,27 +210,36 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
     transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
   });
   axiosRetry(client, {
-    // The budgets are enforced by shouldRetry; this is only the outer bound.
-    retries: policy.retries + policy.rateLimitRetries,
+    // The budgets (and a call's own policy) are enforced by shouldRetry; this bound never binds first.
+    retries: Number.MAX_SAFE_INTEGER,
     shouldResetTimeout: true,
     retryCondition: (error) => shouldRetry(policy, error, options.isFinal),
-    retryDelay: (attempt, error) => retryDelayMs(policy, attempt, error),
+    retryDelay: (attempt, error) => retryDelayMs(effectivePolicy(policy, error.config?.retry), attempt, error),
   });
   client.interceptors.response.use(undefined, (error: unknown) => {
     if (error instanceof ApiError || !axios.isAxiosError(error)) throw error;
-    const cfg: AxiosRequestConfig = error.config ?? {};
-    const retries = (cfg as { "axios-retry"?: IAxiosRetryConfigExtended })["axios-retry"]?.retryCount ?? 0;
-    const method = (cfg.method ?? "get").toUpperCase();
-    // A new error without `cause`: the axios error holds the request headers, token included.
-    throw new ApiError(
-      config.service,
-      method,
-      pathOf(cfg, options.basePath),
-      error.response?.status ?? 0,
-      errorDetailsOf(error.response?.data),
-      retries,
-      error.response ? undefined : error.code,
-    );
+    throw apiErrorOf(config, options.basePath, error);
   });
   return client;
+}
+
+/**
+ * The `ApiError` of a failed axios request: a new error without `cause`, since the axios error holds
+ * the request headers, token included. A refused certificate is told in words, with the settings
+ * that fix it.
+ */
+export function apiErrorOf(config: ServiceConfig, basePath: string, error: AxiosError): ApiError {
+  const cfg: AxiosRequestConfig = error.config ?? {};
+  const retries = (cfg as { "axios-retry"?: IAxiosRetryConfigExtended })["axios-retry"]?.retryCount ?? 0;
+  const method = (cfg.method ?? "get").toUpperCase();
+  const code = error.response ? undefined : error.code;
+  const certificate = error.response ? undefined : certificateProblemOf(config, error.code);
+  return new ApiError(config.service, method, pathOf(cfg, basePath), error.response?.status ?? 0, errorDetailsOf(error.response?.data), {
+    retries,
+    code,
+    reason: certificate?.reason,
+    advice: certificate?.advice,
+    notSent: certificate !== undefined,
+    earlierAttemptMayHaveActed: countsOf(cfg).mayHaveActed,
+  });
 }

@@ -2,7 +2,7 @@
 import { AxiosInstance } from "axios";
 import { ServiceConfig } from "./config";
 import { ApiError } from "./errors";
-import { createHttpClient } from "./http";
+import { createHttpClient, RetryOverride } from "./http";
 
 export interface KeepRequestOptions {
   /** Namespace for this request; overrides the configured one. */
@@ -10,6 +10,8 @@ export interface KeepRequestOptions {
   query?: Record<string, string>;
   /** Content type of the body when not JSON's default (`application/merge-patch+json` for PATCH). */
   contentType?: string;
+  /** Retries of this call: `false` for none (a step that must not run twice), or a partial policy overriding the client's. */
+  retry?: RetryOverride;
 }
 
 export class KeepClient {
@@ -36,6 +38,7 @@ export class KeepClient {
       data: body,
       params: options.query,
       headers: this.headersFor(options),
+      retry: options.retry,
     });
     return response.data;
   }

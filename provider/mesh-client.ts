@@ -7,7 +7,8 @@
 import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import { ServiceConfig } from "./config";
 import { ApiError } from "./errors";
-import { createHttpClient } from "./http";
+import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
+import { waitFor } from "./wait";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
@@ -158,8 +159,6 @@ function isRefusal(error: AxiosError): boolean {
   return refusalOfText(error.response?.status, typeof body === "string" ? body : "") !== undefined;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class MeshClient {
   private readonly http: AxiosInstance;
 
@@ -175,7 +174,7 @@ export class MeshClient {
   async request<T = unknown>(
     method: string,
     path: string,
-    options: { body?: unknown; query?: Record<string, string | true | undefined>; blocking?: BlockingQuery } = {},
+    options: { body?: unknown; query?: Record<string, string | true | undefined>; blocking?: BlockingQuery; retry?: RetryOverride } = {},
   ): Promise<MeshAnswer<T>> {
     const query: Record<string, string | true | undefined> = { ...options.query };
     let timeout = this.config.timeoutMs;
@@ -197,6 +196,7 @@ export class MeshClient {
       url: search ? `${path}?${search}` : path,
       data: options.body,
       timeout,
+      retry: options.retry,
     };
     const response = await this.http.request<T>(config);
     const header = response.headers[MESH_INDEX_HEADER.toLowerCase()];
@@ -250,19 +250,19 @@ export class MeshClient {
   }
 
   /**
-   * Polls (consistent reads, backoff from `retryBaseDelayMs` doubling to 5 s) until the partition is
-   * gone. False when it is still there after `timeoutMs`.
+   * Waits (consistent reads, the retry policy's backoff, at most 5 s apart) until the partition is
+   * gone; throws `WaitTimeoutError` (its `lastState` the partition still there) after `timeoutMs`.
    */
-  async waitForPartitionRemoval(name: string, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    let delay = Math.max(1, this.config.retryBaseDelayMs);
-    for (;;) {
-      if (!(await this.readPartition(name, { consistent: true }))) return true;
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await sleep(Math.min(left, delay / 2 + (Math.random() * delay) / 2));
-      delay = Math.min(delay * 2, 5_000);
-    }
+  async waitForPartitionRemoval(name: string, timeoutMs: number): Promise<void> {
+    await waitFor({
+      probe: () => this.readPartition(name, { consistent: true }),
+      done: (partition) => partition === undefined,
+      timeoutMs,
+      describe: `partition "${name}" to be removed`,
+      show: (partition) => (partition?.DeletedAt ? `marked for deletion at ${partition.DeletedAt}` : "present, not marked for deletion"),
+      policy: retryPolicyOf(this.config),
+      maxIntervalMs: 5_000,
+    });
   }
 
   // ---- Agent-local mesh endpoints.

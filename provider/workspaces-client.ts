@@ -3,17 +3,15 @@
  * with `page[number]`/`page[size]`, and the archive store's URLs (the upload and the download), which
  * carry no authorization header because the URL itself is the credential.
  *
- * Retries (429 after the wait the server gives, with jitter; 5xx; reset connections) and the turning
- * of JSON:API error objects into one `ApiError` come from the shared machinery in http.ts.
+ * Retries (429 after the wait the server gives, with jitter; 412, 5xx; reset connections), the uploads
+ * and downloads included, and the turning of JSON:API error objects into one `ApiError` come from the
+ * shared machinery in http.ts.
  */
-import * as http from "node:http";
-import * as https from "node:https";
 import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
 import { ApiError, ConfigError, ResponseShapeError } from "./errors";
-import { createHttpClient, errorDetailsOf } from "./http";
+import { createHttpClient, RetryOverride } from "./http";
 
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
 
@@ -52,6 +50,8 @@ interface JsonApiListDocument<A> {
 export interface WorkspacesRequestOptions {
   /** Query parameters; brackets are percent-encoded (`page%5Bnumber%5D`). */
   query?: Record<string, string>;
+  /** Retries of this call: `false` for none, or a partial policy overriding the client's. */
+  retry?: RetryOverride;
 }
 
 /** Largest page the service serves; fewer pages means fewer requests against the rate limit. */
@@ -70,8 +70,6 @@ export function relatedId(resource: JsonApiResource<unknown>, name: string): str
   return data && !Array.isArray(data) ? data.id : null;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** What an upload sent. */
 export interface UploadResult {
   /** Bytes sent; undefined when an earlier attempt completed but its answer was lost. */
@@ -82,15 +80,14 @@ export interface UploadResult {
 
 export class WorkspacesClient {
   private readonly http: AxiosInstance;
-  private readonly agent: http.Agent;
+  /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
+  private readonly store: AxiosInstance;
 
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": JSON_API_MEDIA_TYPE, Accept: JSON_API_MEDIA_TYPE };
     if (config.token) headers.Authorization = `Bearer ${config.token}`;
     this.http = createHttpClient({ config, basePath: "/api/v2", headers });
-    this.agent = config.address.startsWith("https:")
-      ? new https.Agent({ keepAlive: true, ca: config.caCert, rejectUnauthorized: !config.skipTlsVerify })
-      : new http.Agent({ keepAlive: true });
+    this.store = createHttpClient({ config, basePath: "", headers: {} });
   }
 
   /** The organization of a request: the one given, else `workspaces:organization`. */
@@ -105,7 +102,7 @@ export class WorkspacesClient {
   }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, options: WorkspacesRequestOptions = {}): Promise<T> {
-    const response = await this.http.request<T>({ method, url: `${path}${encodeQuery(options.query)}`, data: body });
+    const response = await this.http.request<T>({ method, url: `${path}${encodeQuery(options.query)}`, data: body, retry: options.retry });
     return response.data;
   }
 
@@ -137,10 +134,11 @@ export class WorkspacesClient {
     type: string,
     attributes: Record<string, unknown>,
     relationships?: Record<string, unknown>,
+    options: Pick<WorkspacesRequestOptions, "retry"> = {},
   ): Promise<JsonApiResource<A>> {
     const data: Record<string, unknown> = { type, attributes };
     if (relationships && Object.keys(relationships).length > 0) data.relationships = relationships;
-    const document = await this.request<JsonApiDocument<A>>(method, path, { data });
+    const document = await this.request<JsonApiDocument<A>>(method, path, { data }, options);
     return this.checked(method, path, document).data;
   }
 
@@ -185,25 +183,51 @@ export class WorkspacesClient {
 
   /**
    * Streams a body to an archive-store URL (`upload-url`) with PUT, `Content-Type:
-   * application/octet-stream` and no authorization header. `body` makes a fresh stream for each
-   * attempt: a transfer that fails on the network or with 5xx is sent again from the start, never
-   * from a half-consumed stream. An attempt answered 404 after an earlier one broke off means the
-   * earlier one completed (the URL takes one upload).
+   * application/octet-stream` and no authorization header, retried by the client's policy like any
+   * other request. `body` makes a fresh stream for each attempt: a retried transfer is sent again from
+   * the start, never from a half-consumed stream. An attempt answered 404 after an earlier one broke
+   * off means the earlier one completed (the URL takes one upload). A source that fails to read (a
+   * file that vanished) is reported as it is and not retried.
    */
   async upload(uploadUrl: string, body: () => Readable): Promise<UploadResult> {
-    const retries = this.config.maxRetries;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const bytes = await this.putStream(uploadUrl, body());
-        return { bytes, attempts: attempt };
-      } catch (e) {
-        const status = e instanceof ApiError ? e.status : undefined;
-        if (attempt > 1 && (status === 404 || status === 410)) return { attempts: attempt };
-        const transient = status !== undefined && (status === 0 || status === 429 || status >= 500);
-        if (!transient || attempt > retries) throw e instanceof ApiError ? withRetries(e, attempt - 1) : e;
-        const base = Math.min(30_000, this.config.retryBaseDelayMs * 2 ** (attempt - 1));
-        await sleep(base / 2 + (Math.random() * base) / 2);
-      }
+    let attempts = 0;
+    let bytes = 0;
+    let sourceError: Error | undefined;
+    const fresh = (): Readable => {
+      attempts++;
+      bytes = 0;
+      const source = body();
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          callback(null, chunk);
+        },
+      });
+      source.once("error", (e: Error) => {
+        sourceError ??= e;
+        counter.destroy(e);
+      });
+      return source.pipe(counter);
+    };
+    try {
+      await this.store.request({
+        method: "PUT",
+        url: uploadUrl,
+        data: fresh(),
+        headers: { "Content-Type": "application/octet-stream" },
+        describedAs: "<upload-url>",
+        maxBodyLength: Number.POSITIVE_INFINITY,
+        "axios-retry": {
+          onRetry: (_count, _error, next) => {
+            next.data = fresh();
+          },
+        },
+      });
+      return { bytes, attempts };
+    } catch (e) {
+      if (sourceError) throw sourceError;
+      if (e instanceof ApiError && attempts > 1 && (e.status === 404 || e.status === 410)) return { attempts };
+      throw e;
     }
   }
 
@@ -224,85 +248,13 @@ export class WorkspacesClient {
     return this.getStream(new URL(location, this.config.address).toString());
   }
 
-  private requestOptions(method: string, headers: Record<string, string>): http.RequestOptions {
-    // `timeout` is the idle time of the socket, so a long transfer that keeps moving is not cut.
-    return { method, headers, agent: this.agent, timeout: this.config.timeoutMs };
-  }
-
-  /** One PUT attempt; resolves with the bytes sent once the store answers 2xx. */
-  private putStream(url: string, source: Readable): Promise<number> {
-    const transport = url.startsWith("https:") ? https : http;
-    let bytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytes += chunk.length;
-        callback(null, chunk);
-      },
-    });
-    return new Promise<number>((resolve, reject) => {
-      let settled = false;
-      let responded = false;
-      // A failure to read the source (a file that vanished) is reported as it is, and not retried.
-      let sourceError: Error | undefined;
-      source.once("error", (e: Error) => (sourceError ??= e));
-      const settle = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        if (error) {
-          source.destroy();
-          reject(error);
-        } else resolve(bytes);
-      };
-      const request = transport.request(url, this.requestOptions("PUT", { "Content-Type": "application/octet-stream" }), (response) => {
-        responded = true;
-        const status = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        response.on("data", (chunk: Buffer) => {
-          // Only the start of an error body is kept for the message.
-          if (kept < 4096) chunks.push(chunk);
-          kept += chunk.length;
-        });
-        response.on("error", (e: NodeJS.ErrnoException) => settle(this.transferError("PUT", 0, [], e.code)));
-        response.on("end", () => {
-          if (status >= 200 && status < 300) settle();
-          else settle(this.transferError("PUT", status, errorDetailsOf(Buffer.concat(chunks).toString("utf8"))));
-        });
-      });
-      request.on("timeout", () => request.destroy(Object.assign(new Error("upload timed out"), { code: "ETIMEDOUT" })));
-      const broken = (e: NodeJS.ErrnoException) => {
-        // Once the store has answered, its status decides (a 413 may close the connection mid-body).
-        if (responded && !sourceError) return;
-        settle(sourceError ?? this.transferError("PUT", 0, [], e.code));
-      };
-      request.on("error", broken);
-      pipeline(source, counter, request).catch(broken);
-    });
-  }
-
-  /** Archive-store URLs are credentials: messages name them only as `<upload-url>` or `<download-url>`. */
-  private transferError(method: "PUT" | "GET", status: number, details: { message: string }[], code?: string): ApiError {
-    const url = method === "PUT" ? "<upload-url>" : "<download-url>";
-    return new ApiError(this.config.service, method, url, status, details, 0, status === 0 ? (code ?? "network error") : undefined);
-  }
-
-  private getStream(url: string): Promise<Readable> {
-    const transport = url.startsWith("https:") ? https : http;
-    return new Promise<Readable>((resolve, reject) => {
-      const request = transport.request(url, this.requestOptions("GET", {}), (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          resolve(response);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => reject(this.transferError("GET", status, errorDetailsOf(Buffer.concat(chunks).toString("utf8")))));
-      });
-      request.on("timeout", () => request.destroy(Object.assign(new Error("download timed out"), { code: "ETIMEDOUT" })));
-      request.on("error", (e: NodeJS.ErrnoException) => reject(this.transferError("GET", 0, [], e.code)));
-      request.end();
-    });
+  /**
+   * A temporary download URL (a credential, named `<download-url>` in messages), as a stream; retried
+   * by the client's policy. The body of an error answer is not read (it arrives as a stream).
+   */
+  private async getStream(url: string): Promise<Readable> {
+    const response = await this.store.request<Readable>({ method: "GET", url, responseType: "stream", describedAs: "<download-url>" });
+    return response.data;
   }
 }
 
@@ -316,9 +268,4 @@ function nextPageOf(document: JsonApiListDocument<unknown>): number | null {
   }
   // Neither metadata nor a next link: this was the only page.
   return null;
-}
-
-function withRetries(error: ApiError, retries: number): ApiError {
-  if (retries === 0) return error;
-  return new ApiError(error.service, error.method, error.path, error.status, error.details, retries, error.code);
 }

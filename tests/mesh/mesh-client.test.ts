@@ -4,6 +4,7 @@ import { resolveServiceConfig } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
 import { MESH_INDEX_HEADER, MeshClient, meshRefusalOf, parseWait } from "../../provider/mesh-client";
 import { startTlsServer, TlsServer } from "../support/tls";
+import { WaitTimeoutError } from "../../provider/wait";
 import { until } from "./mesh-stack";
 
 describe("MeshClient", () => {
@@ -151,11 +152,13 @@ describe("MeshClient", () => {
     expect(updated.Description).toBe("b");
     expect(emulator.log.entries[1].body).toEqual({ Name: "short", Description: "b" });
     await client.deletePartition("short");
-    expect(await client.waitForPartitionRemoval("short", 60_000)).toBe(true);
+    await client.waitForPartitionRemoval("short", 60_000);
     expect(emulator.getPartition("short")).toBeUndefined();
     await client.createPartition("stuck", "");
     emulator.markPartitionDeleted("stuck");
-    expect(await client.waitForPartitionRemoval("stuck", 30)).toBe(false);
+    const stuck = (await client.waitForPartitionRemoval("stuck", 30).catch((e: unknown) => e)) as WaitTimeoutError;
+    expect(stuck).toBeInstanceOf(WaitTimeoutError);
+    expect(stuck.message).toBe(`timed out after 0.03 s waiting for partition "stuck" to be removed; last seen: marked for deletion at ${emulator.getPartition("stuck")!.DeletedAt}`);
     emulator.deletePartitionNow("stuck");
   });
 

@@ -56,6 +56,62 @@ describe("KeepClient", () => {
     expect(emulator.log.entries.filter((e) => e.method === "GET").length).toBeGreaterThanOrEqual(1);
   });
 
+  test("a call may refuse retries (retry: false) or bring its own policy", async () => {
+    emulator.faults.inject({ times: 3, status: 503 });
+    const error = (await clientWith().request("POST", path, { policy: "x" }, { retry: false }).catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(503);
+    expect(error.retries).toBe(0);
+    expect(emulator.log.count).toBe(1);
+
+    emulator.log.clear();
+    await expect(clientWith().request("POST", path, { policy: "x" }, { retry: { retries: 1 } }).catch((e: ApiError) => e.retries)).resolves.toBe(1);
+    expect(emulator.log.entries.map((e) => e.status)).toEqual([503, 503]);
+    // The client's own policy is untouched by a call's.
+    emulator.faults.clear();
+    emulator.faults.inject({ times: 2, status: 503 });
+    await clientWith().write(path, { policy: "x" });
+  });
+
+  test("the error tells whether an earlier attempt may have acted: a lost answer or a 5xx to a write, not a 429 or a refused connection", async () => {
+    // The service handles the write, the answer is lost, the retry is refused: the refusal may be about the first attempt's work.
+    emulator.faults.inject({ times: 1, dropAfterHandling: true });
+    emulator.faults.inject({ times: 1, status: 400 });
+    const lost = (await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError;
+    expect(emulator.log.entries.map((e) => (e.fault === "drop" ? "drop" : e.status))).toEqual(["drop", 400]);
+    expect(lost.earlierAttemptMayHaveActed).toBe(true);
+
+    emulator.faults.inject({ times: 1, status: 502, match: /^POST / });
+    emulator.faults.inject({ times: 1, status: 400 });
+    expect(((await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError).earlierAttemptMayHaveActed).toBe(true);
+
+    emulator.faults.inject({ times: 1, status: 429, headers: { "retry-after": "0" } });
+    emulator.faults.inject({ times: 1, status: 400 });
+    const limited = (await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError;
+    expect(limited.earlierAttemptMayHaveActed).toBe(false);
+    expect(limited.mayHaveActed).toBe(false);
+
+    emulator.faults.inject({ times: 1, status: 503, match: /^GET / });
+    emulator.faults.inject({ times: 1, status: 400 });
+    expect(((await clientWith().read(path).catch((e: unknown) => e)) as ApiError).earlierAttemptMayHaveActed).toBe(false);
+  });
+
+  test("a call that must not run twice stops at a lost answer (retryWhenMayHaveActed: false), and says it may have acted", async () => {
+    emulator.faults.inject({ times: 1, dropAfterHandling: true });
+    const error = (await clientWith()
+      .request("POST", path, { policy: "once" }, { retry: { retryWhenMayHaveActed: false } })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(0);
+    expect(error.mayHaveActed).toBe(true);
+    expect(error.earlierAttemptMayHaveActed).toBe(false);
+    expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop"]);
+    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "once" });
+    // Answers that say the service did not act are still retried.
+    emulator.log.clear();
+    emulator.faults.inject({ times: 1, status: 429, headers: { "retry-after": "0" } });
+    await clientWith().request("POST", path, { policy: "x" }, { retry: { retryWhenMayHaveActed: false } });
+    expect(emulator.log.entries.map((e) => e.status)).toEqual([429, 204]);
+  });
+
   test("the wait the server asks for wins over backoff; a rate-limit reset header counts too", () => {
     const policy = retryPolicyOf(resolveServiceConfig("keep", () => undefined, { KEEP_RETRY_BASE_MS: "100" }));
     const answer = (headers: Record<string, string>) => ({ response: { status: 429, headers } }) as unknown as AxiosError;
