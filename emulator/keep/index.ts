@@ -10,9 +10,11 @@ import { KeepObjects } from "./objects";
 import { KvVersionEvent, KvVersionMetadata, KV_SECRET_KIND, kvVersionOf, onKvVersion, readKvSecret, registerKvEngine, writeKvVersion } from "./kv";
 import { registerMountRoutes, resolveMountType, viewMount } from "./mounts";
 import { registerNamespaceRoutes } from "./namespaces";
+import { registerTransformEngine } from "./transform";
 import { PolicyFields, PolicyKind, PolicyView, StoredPolicy, normalizePolicyName, policyStorageKind, registerPolicyRoutes } from "./policies";
 import { errorBody } from "./replies";
 import { KeepRouter } from "./router";
+import { registerSync } from "./sync";
 import { ChangeListener, KeepState } from "./state";
 
 export type { PolicyKind, PolicyFields, PolicyView } from "./policies";
@@ -117,6 +119,8 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   registerPolicyRoutes(router);
   registerMountRoutes(router);
   registerKvEngine(router);
+  registerTransformEngine(router);
+  registerSync(router);
   state.mount(state.root, "secret", "kv", { options: { version: "2" }, description: "key/value secret storage" });
   options.register?.(router);
 
