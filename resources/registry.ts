@@ -11,6 +11,15 @@ import type { AnySpec, OperationSpec, ResourceSpec } from "../provider/spec";
 import { aclPolicySpec } from "./keep/policies/acl";
 import { egpPolicySpec } from "./keep/policies/egp";
 import { rgpPolicySpec } from "./keep/policies/rgp";
+import { associationSpec } from "./keep/sync/association";
+import { cloudASmDestinationSpec } from "./keep/sync/cloud-a-sm-destination";
+import { cloudBKvDestinationSpec } from "./keep/sync/cloud-b-kv-destination";
+import { cloudCSmDestinationSpec } from "./keep/sync/cloud-c-sm-destination";
+import { configSpec as syncConfigSpec } from "./keep/sync/config";
+import { repoHostAppSpec } from "./keep/sync/repo-host-app";
+import { repoHostDestinationSpec } from "./keep/sync/repo-host-destination";
+import { webHostProjectDestinationSpec } from "./keep/sync/web-host-project-destination";
+import { kvSecretSpec } from "./keep/kv/secret";
 import { partitionSpec } from "./mesh/partition";
 import { configurationVersionSpec } from "./workspaces/configuration-version";
 import { workspaceSpec } from "./workspaces/workspace";
@@ -44,6 +53,15 @@ export const specsByClass = {
   "keep.AclPolicy": aclPolicySpec,
   "keep.RgpPolicy": rgpPolicySpec,
   "keep.EgpPolicy": egpPolicySpec,
+  "keep.sync.Config": syncConfigSpec,
+  "keep.sync.CloudASmDestination": cloudASmDestinationSpec,
+  "keep.sync.CloudBKvDestination": cloudBKvDestinationSpec,
+  "keep.sync.CloudCSmDestination": cloudCSmDestinationSpec,
+  "keep.sync.RepoHostDestination": repoHostDestinationSpec,
+  "keep.sync.WebHostProjectDestination": webHostProjectDestinationSpec,
+  "keep.sync.Association": associationSpec,
+  "keep.sync.RepoHostApp": repoHostAppSpec,
+  "keep.kv.Secret": kvSecretSpec,
   "workspaces.Workspace": workspaceSpec,
   "workspaces.ConfigurationVersion": configurationVersionSpec,
   "mesh.Partition": partitionSpec,

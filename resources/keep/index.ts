@@ -5,3 +5,5 @@ export { RgpPolicy } from "./policies/rgp";
 export type { RgpPolicyArgs } from "./policies/rgp";
 export { EgpPolicy } from "./policies/egp";
 export type { EgpPolicyArgs } from "./policies/egp";
+export * as sync from "./sync";
+export * as kv from "./kv";

@@ -1,0 +1,3 @@
+/** The key-value engine's resources (`keep.kv.*`). */
+export { Secret } from "./secret";
+export type { SecretArgs } from "./secret";

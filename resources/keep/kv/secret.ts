@@ -1,0 +1,72 @@
+/**
+ * Key-value version 2 secret: `<mount>/data/<path>` (writes a new version), deleted with every
+ * version through `<mount>/metadata/<path>`. A program declares here what it syncs.
+ */
+import { z } from "zod";
+import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { defineResource, ResourceArgs } from "../../../provider/resource";
+
+const inputs = z.object({
+  /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
+  mount: mountInput("secret"),
+  /** Path of the secret inside the mount (`app/db`); changing it replaces the secret. */
+  path: z
+    .string()
+    .transform((s) => s.replace(/^\/+|\/+$/g, ""))
+    .refine((s) => s.length > 0, "must be the path of the secret, such as app/db")
+    .refine((s) => !s.split("/").some((part) => part.endsWith(".")), "must not have a segment ending in a period (the service answers 404 for such paths)"),
+  /** The secret's keys and values; each change writes a new version. Stored as a Pulumi secret. */
+  data: z.record(z.string(), z.string()).refine((d) => Object.keys(d).length > 0, "must hold at least one key"),
+});
+
+const base = keepObject({
+  type: "KvSecret",
+  description: "A key-value version 2 secret",
+  path: "{mount*}/data/{path*}",
+  id: "{mount*}/{path*}",
+  list: false,
+  inputs,
+  secretInputs: ["data"],
+  computed: z.object({
+    /** The version the last write made (or the latest one, after a refresh). */
+    version: z.number(),
+  }),
+  computedOf: (answer) => {
+    const metadata = (answer.metadata ?? answer) as { version?: unknown };
+    return { version: Number(metadata.version ?? 0) };
+  },
+});
+
+/** Where a secret's metadata lives: `<mount>/metadata/<path>`. */
+function metadataPath(id: string, state: Record<string, unknown> = {}) {
+  const { id: local, ...scope } = splitKeepId(id);
+  const parsed = base.fromId(id);
+  const mount = typeof state.mount === "string" ? state.mount : String(parsed.mount);
+  const path = typeof state.path === "string" && local === `${mount}/${state.path}` ? state.path : String(parsed.path);
+  return { scope, mount, path };
+}
+
+export const kvSecretSpec: typeof base = {
+  ...base,
+  async delete(ctx, id, state) {
+    const { scope, mount, path } = metadataPath(id, state);
+    await keepClientOf(ctx, scope).delete(`${mount}/metadata/${path}`, scopeOptions(scope));
+  },
+  async list(ctx) {
+    // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
+    const ids: string[] = [];
+    const walk = async (prefix: string): Promise<void> => {
+      for (const key of await ctx.keep().list(`secret/metadata/${prefix}`)) {
+        if (key.endsWith("/")) await walk(`${prefix}${key}`);
+        else ids.push(`secret/${prefix}${key}`);
+      }
+    };
+    await walk("");
+    return ids;
+  },
+};
+
+/** A key-value version 2 secret. ID: `<mount>/<path>`, or `<namespace>:<mount>/<path>`. */
+export const Secret = defineResource(kvSecretSpec);
+export type Secret = InstanceType<typeof Secret>;
+export type SecretArgs = ResourceArgs<typeof kvSecretSpec.inputs>;
