@@ -6,7 +6,9 @@ import { z } from "zod";
 import { OperationContext } from "../../provider/context";
 import { MeshPartition, meshRefusalOf } from "../../provider/mesh-client";
 import { defineResource, ResourceArgs } from "../../provider/resource";
+import { ApiError } from "../../provider/errors";
 import { resourceSpec } from "../../provider/spec";
+import { WaitTimeoutError } from "../../provider/wait";
 
 /** The built-in partition, which the service never deletes. */
 export const DEFAULT_PARTITION = "default";
@@ -51,12 +53,17 @@ const timeoutMsOf = (seconds: unknown) =>
 
 const serviceSaid = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** "Already exists": the name is taken (by this create's own lost attempt, or by someone else). */
+const isConflict = (error: ApiError) => meshRefusalOf(error) === "already-exists";
+
 async function createPartition(ctx: OperationContext, args: Inputs): Promise<MeshPartition> {
   const client = ctx.mesh();
   try {
     return await client.createPartition(args.name, args.description);
   } catch (e) {
     const refusal = meshRefusalOf(e);
+    // An earlier attempt may have made it before its answer was lost: the machine takes it over.
+    if (e instanceof ApiError && isConflict(e) && e.earlierAttemptMayHaveActed) throw e;
     if (refusal === "already-exists") {
       throw new Error(
         `partition "${args.name}" already exists on the service (${serviceSaid(e)}): set \`adopt: true\` to manage it, or choose another name`,
@@ -67,9 +74,12 @@ async function createPartition(ctx: OperationContext, args: Inputs): Promise<Mes
   // The name is still being deleted: the service refuses it until the background deletion finishes.
   ctx.warn(`mesh:Partition "${args.name}": the name is still being deleted on the service; waiting for the deletion to finish`);
   const timeoutMs = timeoutMsOf(args.deletionTimeoutSeconds);
-  if (!(await client.waitForPartitionRemoval(args.name, timeoutMs))) {
+  try {
+    await client.waitForPartitionRemoval(args.name, timeoutMs);
+  } catch (e) {
+    if (!(e instanceof WaitTimeoutError)) throw e;
     throw new Error(
-      `partition "${args.name}" is still being deleted after ${timeoutMs / 1000} s, so it cannot be created again yet: run again later, or raise deletionTimeoutSeconds`,
+      `partition "${args.name}" is still being deleted after ${timeoutMs / 1000} s (${e.lastSeen}), so it cannot be created again yet: run again later, or raise deletionTimeoutSeconds`,
     );
   }
   return client.createPartition(args.name, args.description);
@@ -83,6 +93,7 @@ export const partitionSpec = resourceSpec({
   replaceOnChanges: ["name"],
   naturalId: (args) => args.name,
   fromId: (id) => ({ name: id }),
+  isConflict,
 
   async create(ctx, args) {
     const created = await createPartition(ctx, args);
@@ -130,9 +141,12 @@ export const partitionSpec = resourceSpec({
       throw e;
     }
     const timeoutMs = timeoutMsOf(state.deletionTimeoutSeconds);
-    if (!(await client.waitForPartitionRemoval(id, timeoutMs))) {
+    try {
+      await client.waitForPartitionRemoval(id, timeoutMs);
+    } catch (e) {
+      if (!(e instanceof WaitTimeoutError)) throw e;
       throw new Error(
-        `partition "${id}" is marked for deletion, but the service had not finished deleting its data after ${timeoutMs / 1000} s; ` +
+        `partition "${id}" is marked for deletion, but the service had not finished deleting its data after ${timeoutMs / 1000} s (${e.lastSeen}); ` +
           "the deletion goes on in the background: run destroy again later, or raise deletionTimeoutSeconds",
       );
     }

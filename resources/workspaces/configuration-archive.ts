@@ -91,9 +91,14 @@ const HASH_CHUNK = 1024 * 1024;
  * Files are read in chunks, never whole.
  */
 export function contentHash(directory: string, exclude: readonly string[] = []): string {
+  return contentHashOf(directory, listArchiveEntries(directory, exclude));
+}
+
+/** `contentHash` of entries already listed. */
+export function contentHashOf(directory: string, entries: readonly ArchiveEntry[]): string {
   const hash = createHash("sha256");
   const buffer = Buffer.allocUnsafe(HASH_CHUNK);
-  for (const entry of listArchiveEntries(directory, exclude)) {
+  for (const entry of entries) {
     const absolute = path.join(directory, entry.path);
     hash.update(`${entry.type}\0${entry.path}\0${entry.executable ? "x" : "-"}\0`);
     if (entry.type === "symlink") hash.update(fs.readlinkSync(absolute));

@@ -5,13 +5,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
+import { failureMessage } from "../../provider/advice";
 import type { OperationContext } from "../../provider/context";
 import { ApiError, PartialCreateError } from "../../provider/errors";
+import { retryPolicyOf } from "../../provider/http";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
 import { isUnknown, UNKNOWN } from "../../provider/unknowns";
-import { JsonApiDocument, JsonApiResource, relatedId } from "../../provider/workspaces-client";
-import { contentHash, uploadDirectory } from "./configuration-archive";
+import { WaitTimeoutError, waitFor } from "../../provider/wait";
+import { JsonApiDocument, JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
+import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
 import { camelKeys } from "./json-api-names";
 
 const CONFIGURATION_VERSION_ID = /^cv-[A-Za-z0-9]+$/;
@@ -39,6 +42,8 @@ const isDirectory = (value: string) => {
 
 /** Marks a hash that could not be computed, so the rule after it can name the directory. */
 const UNREADABLE = "unreadable:";
+/** Marks a directory with no file to upload (empty, or every file excluded). */
+const NO_FILES = "no-files:";
 
 const inputs = z
   .object({
@@ -68,7 +73,12 @@ const inputs = z
     // A missing directory is reported by its own rule.
     if (!isDirectory(value.directory)) return value;
     try {
-      return { ...value, contentHash: contentHash(value.directory, value.exclude) };
+      const entries = listArchiveEntries(value.directory, value.exclude);
+      if (!entries.some((e) => e.type === "file")) {
+        const why = value.exclude.length > 0 && listArchiveEntries(value.directory).some((e) => e.type === "file") ? "every file in it is excluded by exclude" : "it holds no file";
+        return { ...value, contentHash: `${NO_FILES}${why}` };
+      }
+      return { ...value, contentHash: contentHashOf(value.directory, entries) };
     } catch (e) {
       return { ...value, contentHash: `${UNREADABLE}${e instanceof Error ? e.message : String(e)}` };
     }
@@ -76,6 +86,10 @@ const inputs = z
   .superRefine((value, ctx) => {
     if (value.contentHash?.startsWith(UNREADABLE)) {
       ctx.addIssue({ code: "custom", path: ["directory"], message: `cannot be read: ${value.contentHash.slice(UNREADABLE.length)}` });
+    }
+    // An empty archive would be uploaded, and the service would fail the runs made from it.
+    if (value.contentHash?.startsWith(NO_FILES)) {
+      ctx.addIssue({ code: "custom", path: ["directory"], message: `has nothing to upload: ${value.contentHash.slice(NO_FILES.length)}` });
     }
   });
 
@@ -115,22 +129,49 @@ export function configurationVersionComputed(resource: JsonApiResource): Compute
 
 export const configurationVersionPath = (id: string) => `/configuration-versions/${encodeURIComponent(id)}`;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until the version leaves `pending`/`fetching`; `WaitTimeoutError` after the timeout. */
+async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutSeconds: number): Promise<JsonApiResource> {
+  return waitFor({
+    probe: async () => {
+      const found = await client.read(configurationVersionPath(id));
+      if (!found) throw new Error(`configuration version ${id} disappeared while its upload was processed`);
+      return found.data;
+    },
+    done: (version) => !PROCESSING.has(String((version.attributes as Attributes).status)),
+    timeoutMs: timeoutSeconds * 1000,
+    describe: `configuration version ${id} to be processed`,
+    show: (version) => `status ${(version.attributes as Attributes).status}`,
+    policy: retryPolicyOf(client.config),
+    // A processed upload is worth seeing soon: probes stay at most 5 s apart.
+    maxIntervalMs: 5_000,
+  });
+}
 
-/** Polls the version with backoff until it leaves `pending`/`fetching`, or the timeout passes. */
-async function waitUntilProcessed(ctx: OperationContext, id: string, timeoutSeconds: number): Promise<JsonApiResource> {
-  const client = ctx.workspaces();
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  let delay = Math.max(10, Math.min(client.config.retryBaseDelayMs, 1000));
-  for (;;) {
-    const found = await client.read(configurationVersionPath(id));
-    if (!found) throw new Error(`configuration version ${id} disappeared while its upload was processed`);
-    const status = (found.data.attributes as Attributes).status;
-    if (status !== "pending" && status !== "fetching") return found.data;
-    if (Date.now() >= deadline) return found.data;
-    await sleep(Math.min(delay / 2 + (Math.random() * delay) / 2, Math.max(0, deadline - Date.now())));
-    delay = Math.min(delay * 2, 5000);
-  }
+const PROCESSING = new Set(["pending", "fetching"]);
+
+/** IDs of the workspace's newest versions (the service lists them newest first). */
+async function newestVersionIds(client: WorkspacesClient, versionsPath: string): Promise<Set<string>> {
+  return new Set((await newestVersions(client, versionsPath)).map((v) => v.id));
+}
+
+async function newestVersions(client: WorkspacesClient, versionsPath: string): Promise<JsonApiResource[]> {
+  const page = await client.request<{ data?: JsonApiResource[] }>("GET", versionsPath, undefined, {
+    query: { "page[number]": "1", "page[size]": String(MAX_PAGE_SIZE) },
+  });
+  return Array.isArray(page?.data) ? page.data : [];
+}
+
+/**
+ * The version a create whose answer was lost made, if any: listed now, not before, still pending,
+ * with the flags the create sent.
+ */
+async function versionMadeSince(client: WorkspacesClient, versionsPath: string, before: Set<string>, flags: Attributes): Promise<JsonApiResource | undefined> {
+  const made = (await newestVersions(client, versionsPath)).filter((v) => {
+    const a = v.attributes as Attributes;
+    return !before.has(v.id) && a.status === "pending" && Object.entries(flags).every(([key, value]) => a[key] === undefined || a[key] === value);
+  });
+  // Newest first: the oldest new one is the nearest to this create.
+  return made.at(-1);
 }
 
 /** Outputs of a version whose files the service does not hold: the empty hash plans a new version next time. */
@@ -152,31 +193,59 @@ export const configurationVersionSpec = resourceSpec({
     return `${args.workspaceId}:${args.directory}@${(args.contentHash ?? "").replace(/^sha256:/, "").slice(0, 12)}${flags.join("")}`;
   },
   fromId: () => ({}),
+  /**
+   * One create makes at most one version, and every version it makes ends in the state: the POST is
+   * not retried once it may have reached the service; a version found made by a lost answer, a
+   * failed upload (400, 403 ... once the policy's retries of 412, 429, 5xx and resets are spent), a
+   * failed status poll or a version still pending at the timeout are kept as created-but-failed
+   * (their contentHash empty, so the next up replaces them, and destroy leaves what the service
+   * cannot archive, saying so).
+   */
   async create(ctx, args) {
     const client = ctx.workspaces();
-    const created = await client.write("POST", `/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`, "configuration-versions", {
-      "auto-queue-runs": args.autoQueueRuns,
-      speculative: args.speculative,
-      provisional: args.provisional,
-    });
+    const versionsPath = `/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`;
+    const flags = { "auto-queue-runs": args.autoQueueRuns, speculative: args.speculative, provisional: args.provisional };
+    // Listed before the create, so a version made by an attempt whose answer was lost is recognised.
+    const before = await newestVersionIds(client, versionsPath);
+    let created: JsonApiResource;
+    try {
+      created = await client.write("POST", versionsPath, "configuration-versions", flags, undefined, { retry: { retryWhenMayHaveActed: false } });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
+      const made = await versionMadeSince(client, versionsPath, before, flags);
+      if (!made) throw e;
+      const reason =
+        `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
+        "the version stays pending, and the next up replaces it with a new one";
+      throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
+    }
     const uploadUrl = (created.attributes as Attributes)["upload-url"];
     if (typeof uploadUrl !== "string" || !uploadUrl) {
       const reason = "the service did not answer with an upload-url";
       throw new PartialCreateError(`configuration version ${created.id}: ${reason}`, created.id, unusable(created), [reason]);
     }
+    const failedAfterCreate = (what: string, e: unknown, state: JsonApiResource): PartialCreateError => {
+      const message = failureMessage(`configuration version ${created.id} was created but ${what}`, e);
+      return new PartialCreateError(message, created.id, unusable(state), [message]);
+    };
     try {
       await uploadDirectory(client, uploadUrl, args.directory, args.exclude);
     } catch (e) {
-      const reason = `the upload of ${args.directory} failed: ${e instanceof Error ? e.message : String(e)}`;
-      throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(created), [reason]);
+      throw failedAfterCreate(`the upload of ${args.directory} failed`, e, created);
     }
-    const processed = await waitUntilProcessed(ctx, created.id, args.uploadTimeoutSeconds);
+    let processed: JsonApiResource;
+    try {
+      processed = await waitUntilProcessed(client, created.id, args.uploadTimeoutSeconds);
+    } catch (e) {
+      if (e instanceof WaitTimeoutError) {
+        const reason = `the version is still ${(e.lastState as JsonApiResource).attributes.status} after ${args.uploadTimeoutSeconds} s (uploadTimeoutSeconds)`;
+        throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(e.lastState as JsonApiResource), [reason]);
+      }
+      throw failedAfterCreate("reading its status after the upload failed", e, created);
+    }
     const a = processed.attributes as Attributes;
     if (a.status !== "uploaded") {
-      const reason =
-        a.status === "errored"
-          ? `the service could not process the upload: ${a["error-message"] ?? a.error ?? "no message given"}`
-          : `the version is still ${a.status} after ${args.uploadTimeoutSeconds} s (uploadTimeoutSeconds)`;
+      const reason = `the service could not process the upload: ${a["error-message"] ?? a.error ?? "no message given"}`;
       throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(processed), [reason]);
     }
     return { id: created.id, computed: configurationVersionComputed(processed) };

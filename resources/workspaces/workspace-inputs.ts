@@ -65,6 +65,8 @@ export const vcsRepoInput = z
   .strict()
   .superRefine(
     (repo, ctx) => {
+      // The rule runs even when the shape is wrong (`when`): a null or non-object value already has its issue.
+      if (repo === null || typeof repo !== "object" || Array.isArray(repo)) return;
       const oauth = repo.oauthTokenId;
       const app = repo.githubAppInstallationId;
       if (isUnknown(oauth) || isUnknown(app)) return;
@@ -184,7 +186,9 @@ type Issue = { path: string[]; message: string };
 /** Rules between attributes (the spec's "Rule" column). Unknown values skip the rules they take part in. */
 export function workspaceRuleIssues(inputs: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
-  const given = (key: string) => inputs[key] !== undefined;
+  // A value of the wrong type has its own issue: the rules between attributes take only well-typed ones.
+  const expected: Record<string, string> = { executionMode: "string", operations: "boolean", agentPoolId: "string" };
+  const given = (key: string) => inputs[key] !== undefined && (expected[key] === undefined || typeof inputs[key] === expected[key] || isUnknown(inputs[key]));
   const anyUnknown = (...keys: string[]) => keys.some((k) => isUnknown(inputs[k]));
   const mode = inputs.executionMode;
   const operations = inputs.operations;

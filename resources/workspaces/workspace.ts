@@ -3,6 +3,7 @@
  * gives no detail of them) `GET`/`DELETE /workspaces/:id` and `GET /organizations/:organization/workspaces/:name`.
  */
 import { z } from "zod";
+import { failureMessage } from "../../provider/advice";
 import type { OperationContext } from "../../provider/context";
 import { ApiError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
@@ -252,22 +253,21 @@ function resultOf(resource: JsonApiResource, state: Attributes | undefined): Rea
   return { id: resource.id, inputs: inputsOf(resource, state), computed: computedOf(resource) };
 }
 
+/** "Name taken": the service's answer when the organization already holds a workspace of this name. */
+function isNameTaken(error: ApiError): boolean {
+  return error.status === 422 && error.details.some((d) => d.pointer === "/data/attributes/name" && /taken|exists/i.test(d.message));
+}
+
 /**
- * A lost answer to a create is retried, and the retry finds the name taken by the workspace the first
- * attempt made. The error then names that workspace and how to adopt it.
+ * A name taken on a first attempt is someone else's workspace (a lost answer is taken over by the
+ * machine, see `isConflict`): the error names it and how to adopt it.
  */
 async function explainNameTaken(ctx: OperationContext, error: unknown, organization: string, name: string): Promise<unknown> {
-  if (!(error instanceof ApiError) || error.status !== 422) return error;
-  const taken = error.details.some((d) => d.pointer === "/data/attributes/name" && /taken|exists/i.test(d.message));
-  if (!taken) return error;
+  if (!(error instanceof ApiError) || !isNameTaken(error)) return error;
   const existing = await readWorkspace(ctx, `${organization}/${name}`).catch(() => undefined);
   if (!existing) return error;
-  const why =
-    error.retries > 0
-      ? "; an earlier attempt of this create most likely made it before its answer was lost"
-      : "";
   return new Error(
-    `workspace "${name}" already exists in organization "${organization}" with ID ${existing.id}${why}. ` +
+    `workspace "${name}" already exists in organization "${organization}" with ID ${existing.id}. ` +
       `To manage it with this program, adopt it with \`adopt: true\` (found by organization and name) or ` +
       `\`adopt: true, adoptId: "${existing.id}"\`; otherwise choose another name`,
   );
@@ -305,6 +305,7 @@ export const workspaceSpec = resourceSpec({
   },
   naturalId: (args) => (args.organization ? `${args.organization}/${args.name}` : args.name),
   adoptionId: (args) => args.adoptId,
+  isConflict: isNameTaken,
   fromId(id) {
     const slash = id.indexOf("/");
     if (slash >= 0) return { organization: id.slice(0, slash), name: id.slice(slash + 1) };
@@ -317,19 +318,17 @@ export const workspaceSpec = resourceSpec({
     try {
       created = await client.write("POST", `/organizations/${encodeURIComponent(organization)}/workspaces`, "workspaces", createAttributes(args), relationshipsOf(args));
     } catch (e) {
+      // Taken by an earlier attempt of this very create, whose answer was lost: the machine takes it over.
+      if (e instanceof ApiError && isNameTaken(e) && e.earlierAttemptMayHaveActed) throw e;
       throw await explainNameTaken(ctx, e, organization, args.name);
     }
     if (args.vcsRepo?.githubAppInstallationId !== undefined) {
       try {
         created = await client.write("PATCH", `/workspaces/${encodeURIComponent(created.id)}`, "workspaces", { "vcs-repo": vcsRepoBody(args.vcsRepo) });
       } catch (e) {
-        const reason = e instanceof Error ? e.message : String(e);
-        throw new PartialCreateError(
-          `workspace ${created.id} was created, but linking its repository through the application installation failed: ${reason}`,
-          created.id,
-          computedOf(created),
-          [reason],
-        );
+        // The same advice as any failed call (a refused token is told which permission it lacks).
+        const message = failureMessage(`workspace ${created.id} was created, but linking its repository through the application installation failed`, e);
+        throw new PartialCreateError(message, created.id, computedOf(created), [message]);
       }
     }
     return { id: created.id, computed: computedOf(created) };

@@ -77,6 +77,23 @@ describe("mesh.Partition deletion rules", () => {
     expect(stack.engine.state.size).toBe(0);
   });
 
+  test("a create whose answer was lost takes the partition the first attempt made into state: no orphan, no duplicate", async () => {
+    stack.mesh.faults.inject({ times: 1, dropAfterHandling: true, match: /^PUT \/v1\/partition$/ });
+    const program = () => {
+      const p = new mesh.Partition("lost", { name: "lost", description: "declared" });
+      return { createIndex: p.createIndex, description: p.description };
+    };
+    const result = await stack.engine.up(program);
+    // The retry was told the name exists; the partition it found is this create's own.
+    expect(stack.mesh.log.entries.filter((e) => e.method === "PUT").map((e) => (e.fault === "drop" ? "drop" : e.status))).toEqual(["drop", 500]);
+    const made = stack.mesh.getPartition("lost")!;
+    expect(result.outputs).toEqual({ createIndex: made.CreateIndex, description: "declared" });
+    expect([...stack.engine.state.values()].map((r) => r.id)).toEqual(["lost"]);
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 1 });
+    await stack.engine.destroy();
+    expect(stack.mesh.getPartition("lost")).toBeUndefined();
+  });
+
   test("destroy gives up after deletionTimeoutSeconds, keeps the partition in state, and a later destroy finishes", async () => {
     const program = (deletionTimeoutSeconds: number) => () => {
       new mesh.Partition("slow", { name: "slow", deletionTimeoutSeconds });

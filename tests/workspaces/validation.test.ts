@@ -127,6 +127,36 @@ describe("validation in preview", () => {
     expect(summarize(result.steps)).toEqual({ create: 1 });
   });
 
+  test.each([
+    ["null", null, /^\s+vcsRepo: .*object.*$/m],
+    ["a string", "acme/app", /^\s+vcsRepo: .*object.*$/m],
+    ["a list", [{ identifier: "acme/app" }], /^\s+vcsRepo: .*object.*$/m],
+  ])("Workspace: a vcsRepo that is %s fails naming vcsRepo, and nothing else", async (_title, vcsRepo, reason) => {
+    const message = await workspaceFailure({ vcsRepo: vcsRepo as never });
+    expect(message).toMatch(reason);
+    expect(message).not.toMatch(/Cannot read properties/);
+    expect(message).not.toMatch(/oauthTokenId/);
+  });
+
+  test("ConfigurationVersion: an empty directory, and one whose every file is excluded", async () => {
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const empty = path.join(scratch, "empty");
+    await mkdir(path.join(empty, "only-a-directory"), { recursive: true });
+    const message = await failure(() => {
+      new workspaces.ConfigurationVersion("cv", { workspaceId: "ws-0000000000000000", directory: empty });
+    });
+    expect(message).toMatch(/^\s+directory: has nothing to upload: it holds no file$/m);
+
+    const excluded = path.join(scratch, "excluded");
+    await mkdir(path.join(excluded, "logs"), { recursive: true });
+    await writeFile(path.join(excluded, "debug.log"), "x");
+    await writeFile(path.join(excluded, "logs", "a.txt"), "x");
+    const all = await failure(() => {
+      new workspaces.ConfigurationVersion("cv", { workspaceId: "ws-0000000000000000", directory: excluded, exclude: ["*.log", "logs/"] });
+    });
+    expect(all).toMatch(/^\s+directory: has nothing to upload: every file in it is excluded by exclude$/m);
+  });
+
   test("ConfigurationVersion: a directory that does not exist", async () => {
     const message = await failure(() => {
       new workspaces.ConfigurationVersion("cv", { workspaceId: "ws-0000000000000000", directory: path.join(scratch, "missing") });

@@ -86,27 +86,41 @@ describe("workspace adoption and references", () => {
     expect(stack.emu.getWorkspace(id)).toBeDefined();
   });
 
-  test("a create whose answer was lost ends in a clear error naming the workspace and how to adopt it", async () => {
+  test("a create whose answer was lost takes the workspace the first attempt made into state: no orphan, no duplicate", async () => {
     // The service creates the workspace, the connection drops before the answer; the retry finds the name taken.
     stack.emu.log.clear();
     stack.emu.faults.inject({ times: 1, dropAfterHandling: true, match: /^POST \/api\/v2\/organizations\/acme\/workspaces$/ });
+    const program = () => {
+      const ws = new workspaces.Workspace("lost", { name: "lost", description: "declared" });
+      return { id: ws.id, description: ws.description };
+    };
+    const result = await stack.engine.up(program);
+    const made = stack.emu.findWorkspace("acme", "lost")!;
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => (e.fault === "drop" ? "drop" : e.status))).toEqual(["drop", 422]);
+    expect(result.outputs).toEqual({ id: made.id, description: "declared" });
+    expect([...stack.engine.state.values()].map((r) => r.id)).toEqual([made.id]);
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 1 });
+    await stack.engine.destroy();
+    expect(stack.emu.findWorkspace("acme", "lost")).toBeUndefined();
+  });
+
+  test("a name taken on a first attempt is someone else's workspace: the error names it and how to adopt it", async () => {
+    const theirs = (await clientFor(stack.config).write("POST", "/organizations/acme/workspaces", "workspaces", { name: "theirs" })).id;
+    stack.emu.log.clear();
     const program = (adopt: boolean) => () => {
-      const ws = new workspaces.Workspace("lost", { name: "lost", adopt });
+      const ws = new workspaces.Workspace("theirs", { name: "theirs", adopt });
       return { id: ws.id };
     };
     const error = (await stack.engine.up(program(false)).catch((e: unknown) => e)) as EngineError;
     expect(error).toBeInstanceOf(EngineError);
-    const made = stack.emu.findWorkspace("acme", "lost")!;
-    expect(made).toBeDefined();
-    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.fault ?? e.status)).toEqual(["drop", 422]);
-    expect(error.message).toContain(`workspace "lost" already exists in organization "acme" with ID ${made.id}`);
-    expect(error.message).toContain("an earlier attempt of this create most likely made it before its answer was lost");
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.status)).toEqual([422]);
+    expect(error.message).toContain(`workspace "theirs" already exists in organization "acme" with ID ${theirs}`);
     expect(error.message).toContain(`adopt it with \`adopt: true\``);
-    expect(error.message).toContain(`adoptId: "${made.id}"`);
+    expect(error.message).toContain(`adoptId: "${theirs}"`);
     expect(stack.engine.state.size).toBe(0);
 
     // Following the advice works.
     const adopted = await stack.engine.up(program(true));
-    expect(adopted.outputs.id).toBe(made.id);
+    expect(adopted.outputs.id).toBe(theirs);
   });
 });

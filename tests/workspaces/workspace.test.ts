@@ -1,6 +1,6 @@
 /** workspaces.Workspace through the real provider host against the workspace service emulator. */
 import { workspaces } from "pulumi-keepstack";
-import { summarize } from "../../harness";
+import { EngineError, summarize } from "../../harness";
 import { startWorkspacesStack, WorkspacesStack } from "./workspaces-stack";
 
 type Args = ConstructorParameters<typeof workspaces.Workspace>[1];
@@ -231,6 +231,27 @@ describe("workspaces.Workspace settings", () => {
     const ws = stack.emu.findWorkspace("acme", "app-linked")!;
     expect(ws.attributes["vcs-repo"]).toMatchObject({ "github-app-installation-id": stack.emu.githubAppInstallationId, "tags-regex": "^v\\d+" });
     expect(summarize((await stack.engine.preview(linked)).steps)).toEqual({ same: 1 });
+  });
+
+  test("a refused repository link keeps the workspace as created-but-failed, with the advice other errors carry", async () => {
+    stack.emu.faults.inject({ times: 1, status: 403, match: /^PATCH \/api\/v2\/workspaces\// });
+    const linked = () => {
+      new workspaces.Workspace("link-refused", {
+        name: "link-refused",
+        vcsRepo: { identifier: "acme/app", githubAppInstallationId: stack.emu.githubAppInstallationId },
+      });
+    };
+    const error = (await stack.engine.up(linked).catch((e: unknown) => e)) as EngineError;
+    expect(error).toBeInstanceOf(EngineError);
+    const ws = stack.emu.findWorkspace("acme", "link-refused")!;
+    expect(error.message).toContain(`workspace ${ws.id} was created, but linking its repository through the application installation failed: workspaces: PATCH /api/v2/workspaces/${ws.id} returned 403`);
+    expect(error.message).toContain("the token was refused or lacks permission: check workspaces:token (or WORKSPACES_TOKEN) and what it may do.");
+    const [kept] = [...stack.engine.state.values()];
+    expect(kept.id).toBe(ws.id);
+    expect(kept.initErrors?.[0]).toContain("the token was refused or lacks permission");
+    // The next up repairs it: the link is made, no second workspace.
+    await stack.engine.up(linked);
+    expect(stack.emu.findWorkspace("acme", "link-refused")?.attributes["vcs-repo"]).toMatchObject({ "github-app-installation-id": stack.emu.githubAppInstallationId });
   });
 
   test("auto-destroy settings, tool version and the source shown by the service", async () => {

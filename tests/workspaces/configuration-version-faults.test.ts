@@ -1,0 +1,100 @@
+/**
+ * workspaces.ConfigurationVersion when answers are lost or refused: one create never makes two
+ * versions, and every version the provider makes ends in the state (created-but-failed when its
+ * upload or its status cannot be completed), so nothing stays pending unaccounted.
+ */
+import { workspaces } from "pulumi-keepstack";
+import { EngineError, summarize } from "../../harness";
+import { clientFor, makeTree, removeTree, startWorkspacesStack, WorkspacesStack } from "./workspaces-stack";
+
+describe("workspaces.ConfigurationVersion under faults", () => {
+  let stack: WorkspacesStack;
+  let tree: string;
+  let workspaceId: string;
+  let round = 0;
+
+  beforeAll(async () => {
+    stack = await startWorkspacesStack();
+    tree = await makeTree({ "main.tf": "# first\n" });
+    workspaceId = (await clientFor(stack.config).write("POST", "/organizations/acme/workspaces", "workspaces", { name: "faults" })).id;
+  });
+  afterAll(async () => {
+    await stack.close();
+    await removeTree(tree);
+  });
+  beforeEach(async () => {
+    stack.emu.faults.clear();
+    stack.emu.log.clear();
+    // New files each time, so each test plans a new version.
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(`${tree}/main.tf`, `# round ${++round}\n`);
+  });
+
+  const program = () => () => {
+    const cv = new workspaces.ConfigurationVersion("config", { workspaceId, directory: tree });
+    return { id: cv.id, status: cv.status };
+  };
+  const versionIds = async () => (await clientFor(stack.config).list(`/workspaces/${workspaceId}/configuration-versions`)).map((v) => v.id);
+  const inState = () => [...stack.engine.state.values()].filter((r) => r.type.endsWith("ConfigurationVersion"));
+  const failedUp = async () => {
+    const error = (await stack.engine.up(program()).catch((e: unknown) => e)) as EngineError;
+    expect(error).toBeInstanceOf(EngineError);
+    return error;
+  };
+
+  test("a 412 on the upload is retried", async () => {
+    stack.emu.faults.inject({ times: 1, status: 412, match: /^PUT \/_archivist\// });
+    const result = await stack.engine.up(program());
+    expect(result.outputs.status).toBe("uploaded");
+    expect(stack.emu.log.entries.filter((e) => e.method === "PUT").map((e) => e.status)).toEqual([412, 200]);
+  });
+
+  test("a create whose answer was lost makes one version, kept in state; the next up replaces it", async () => {
+    const before = await versionIds();
+    stack.emu.faults.inject({ times: 1, dropAfterHandling: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    const error = await failedUp();
+    // Not sent again once it may have reached the service.
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.fault ?? e.status)).toEqual(["drop"]);
+    const made = (await versionIds()).filter((id) => !before.includes(id));
+    expect(made).toHaveLength(1);
+    expect(stack.emu.getConfigurationVersion(made[0])?.status).toBe("pending");
+    expect(error.message).toContain(`configuration version ${made[0]} was created, but the answer to its create was lost`);
+    expect(inState().map((r) => [r.id, r.outputs.contentHash])).toEqual([[made[0], ""]]);
+
+    // The next up replaces it; the pending one cannot be archived and the log says so.
+    const result = await stack.engine.up(program());
+    expect(summarize(result.steps)).toEqual({ replace: 1 });
+    expect(result.outputs.status).toBe("uploaded");
+    expect((await versionIds()).filter((id) => !before.includes(id))).toHaveLength(2);
+    expect(result.diagnostics.join("\n")).toContain(`configuration version ${made[0]} is left as it is: only uploaded versions can be archived, and this one is pending`);
+  });
+
+  test("a refused status read after the upload keeps the version in state as created-but-failed, with the advice", async () => {
+    const before = await versionIds();
+    stack.emu.faults.inject({ times: 1, status: 403, match: /^GET \/api\/v2\/configuration-versions\/cv-/ });
+    const error = await failedUp();
+    const made = (await versionIds()).filter((id) => !before.includes(id));
+    expect(made).toHaveLength(1);
+    expect(error.message).toContain(`configuration version ${made[0]} was created but reading its status after the upload failed: workspaces: GET /api/v2/configuration-versions/${made[0]} returned 403`);
+    expect(error.message).toContain("the token was refused or lacks permission: check workspaces:token (or WORKSPACES_TOKEN)");
+    const [kept] = inState();
+    expect(kept.id).toBe(made[0]);
+    expect(kept.initErrors?.[0]).toContain("returned 403");
+    // The next up repairs by replacing it: no second version for the failed create, none untracked.
+    const result = await stack.engine.up(program());
+    expect(result.outputs.status).toBe("uploaded");
+    expect((await versionIds()).filter((id) => !before.includes(id))).toEqual([String(result.outputs.id), made[0]]);
+  });
+
+  test("a refused upload (400) keeps the pending version in state as created-but-failed, with the advice", async () => {
+    const before = await versionIds();
+    stack.emu.faults.inject({ times: 1, status: 400, match: /^PUT \/_archivist\// });
+    const error = await failedUp();
+    const made = (await versionIds()).filter((id) => !before.includes(id));
+    expect(made).toHaveLength(1);
+    expect(stack.emu.log.entries.filter((e) => e.method === "PUT").map((e) => e.status)).toEqual([400]);
+    expect(error.message).toContain(`configuration version ${made[0]} was created but the upload of ${tree} failed: workspaces: PUT <upload-url> returned 400`);
+    expect(error.message).toContain("the service rejected the inputs");
+    expect(inState().map((r) => r.id)).toEqual([made[0]]);
+  });
+});
