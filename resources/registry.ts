@@ -20,6 +20,13 @@ import { repoHostAppSpec } from "./keep/sync/repo-host-app";
 import { repoHostDestinationSpec } from "./keep/sync/repo-host-destination";
 import { webHostProjectDestinationSpec } from "./keep/sync/web-host-project-destination";
 import { kvSecretSpec } from "./keep/kv/secret";
+import { alphabetSpec as transformAlphabetSpec } from "./keep/transform/alphabet";
+import { encodedValueSpec as transformEncodedValueSpec } from "./keep/transform/encoded-value";
+import { roleSpec as transformRoleSpec } from "./keep/transform/role";
+import { storeSchemaSpec as transformStoreSchemaSpec } from "./keep/transform/store-schema";
+import { storeSpec as transformStoreSpec } from "./keep/transform/store";
+import { templateSpec as transformTemplateSpec } from "./keep/transform/template";
+import { transformationSpec as transformTransformationSpec } from "./keep/transform/transformation";
 import { partitionSpec } from "./mesh/partition";
 import { configurationVersionSpec } from "./workspaces/configuration-version";
 import { workspaceSpec } from "./workspaces/workspace";
@@ -62,6 +69,13 @@ export const specsByClass = {
   "keep.sync.Association": associationSpec,
   "keep.sync.RepoHostApp": repoHostAppSpec,
   "keep.kv.Secret": kvSecretSpec,
+  "keep.transform.Alphabet": transformAlphabetSpec,
+  "keep.transform.Template": transformTemplateSpec,
+  "keep.transform.Transformation": transformTransformationSpec,
+  "keep.transform.Role": transformRoleSpec,
+  "keep.transform.Store": transformStoreSpec,
+  "keep.transform.StoreSchema": transformStoreSchemaSpec,
+  "keep.transform.EncodedValue": transformEncodedValueSpec,
   "workspaces.Workspace": workspaceSpec,
   "workspaces.ConfigurationVersion": configurationVersionSpec,
   "mesh.Partition": partitionSpec,

@@ -7,3 +7,4 @@ export { EgpPolicy } from "./policies/egp";
 export type { EgpPolicyArgs } from "./policies/egp";
 export * as sync from "./sync";
 export * as kv from "./kv";
+export * as transform from "./transform";

@@ -1,0 +1,315 @@
+/**
+ * Functions of the transform engine: `encode`, `decode`, `validate`, `isTokenized`, `getMetadata`
+ * (one value, or a batch with `batchInput`), and tokenization snapshots. Dynamic providers have no
+ * invoke, so these run in the program's process with the program's stack configuration
+ * (`keep:address`, `keep:token`, ...), through `programContext()`.
+ *
+ * A batch too large for one request (the service takes at most 32 MB) or longer than
+ * `maxItemsPerRequest` is split into requests, a few at a time; results come back joined in input
+ * order, each with its `reference`. Decoded values are Pulumi secrets.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { failureMessage } from "../../../provider/advice";
+import { OperationContext, programContext } from "../../../provider/context";
+import { answerFields } from "../../../provider/keep-object";
+import { KeepRequestOptions } from "../../../provider/keep-client";
+
+/** Where the engine is and which connection reaches it; every function takes these. */
+export interface TransformTarget {
+  /** Where the transform engine is mounted (default `transform`). */
+  mount?: string;
+  /** Namespace, overriding `keep:namespace`. */
+  namespace?: string;
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster?: string;
+}
+
+/** How a batch is split into requests. */
+export interface BatchOptions {
+  /** Most items in one request (default 1000). */
+  maxItemsPerRequest?: number;
+  /** Most bytes of one request body (default 16 MiB; the service refuses more than 32 MB). */
+  maxRequestBytes?: number;
+  /** Requests in flight at once (default 4). */
+  concurrency?: number;
+}
+
+interface RoleArgs extends TransformTarget {
+  /** Role the request goes through (`<mount>/encode/<role>`). */
+  role: string;
+  /** How a batch is split into requests. */
+  batch?: BatchOptions;
+}
+
+/** One value of an encode batch. */
+export interface EncodeItem {
+  /** The value to encode. */
+  value: string;
+  /** Transformation; may be left out when the role has exactly one. */
+  transformation?: string;
+  /** Tokenization: life of the token, seconds or a duration ("1h"); capped by the transformation's `maxTtl`. */
+  ttl?: string | number;
+  /** Tokenization: `key1=value1,key2=value2` kept with the token. */
+  metadata?: string;
+  /** FPE with a `supplied` tweak source: base64 of 7 bytes. */
+  tweak?: string;
+  /** Echoed in the item's result. */
+  reference?: string;
+}
+
+/** One value of a decode batch. */
+export interface DecodeItem {
+  /** The encoded value (token or FPE ciphertext). */
+  value: string;
+  transformation?: string;
+  /** FPE with a `supplied` or `generated` tweak source: base64 of 7 bytes, as at encode. */
+  tweak?: string;
+  reference?: string;
+}
+
+/** One token (or, for `isTokenized`, one plaintext) of a tokenization query batch. */
+export interface TokenItem {
+  value: string;
+  transformation?: string;
+  reference?: string;
+}
+
+export type EncodeArgs = RoleArgs & Omit<EncodeItem, "reference">;
+export type EncodeBatchArgs = RoleArgs & { batchInput: EncodeItem[] };
+export type DecodeArgs = RoleArgs & Omit<DecodeItem, "reference"> & { decodeFormat?: string };
+export type DecodeBatchArgs = RoleArgs & { batchInput: DecodeItem[]; decodeFormat?: string };
+export type TokenArgs = RoleArgs & Omit<TokenItem, "reference">;
+export type TokenBatchArgs = RoleArgs & { batchInput: TokenItem[] };
+
+export interface EncodeResult {
+  encodedValue: string;
+  /** The tweak the service generated (`generated` tweak source): keep it to decode. */
+  tweak?: string;
+}
+export interface EncodeBatchResult {
+  batchResults: (EncodeResult & { reference?: string })[];
+}
+export interface DecodeResult {
+  /** The plaintext, as a Pulumi secret. */
+  decodedValue: pulumi.Output<string>;
+}
+export interface DecodeBatchResult {
+  /** The plaintexts with their references, in input order, as one Pulumi secret. */
+  batchResults: pulumi.Output<{ decodedValue: string; reference?: string }[]>;
+}
+export interface ValidateResult {
+  /** Whether the token exists and has not expired. */
+  valid: boolean;
+}
+export interface TokenizedResult {
+  /** Whether the plaintext has an unexpired token. */
+  tokenized: boolean;
+}
+export interface MetadataResult {
+  /** `key=value` pairs given at encode. */
+  metadata: string;
+  /** When the token expires (RFC 3339); absent when it never does. */
+  expirationTime?: string;
+}
+
+/** An error of a transform function: which call, what the service said, what to do. */
+export class TransformFunctionError extends Error {
+  override readonly name = "TransformFunctionError";
+}
+
+const DEFAULT_BATCH: Required<BatchOptions> = { maxItemsPerRequest: 1000, maxRequestBytes: 16 * 1024 * 1024, concurrency: 4 };
+
+/** Consecutive slices of `items` within both limits; an item alone over the byte limit still goes, alone. */
+export function splitBatch<T>(items: readonly T[], options: BatchOptions = {}): T[][] {
+  const { maxItemsPerRequest, maxRequestBytes } = { ...DEFAULT_BATCH, ...options };
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (current.length > 0 && (current.length >= maxItemsPerRequest || bytes + size > maxRequestBytes)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+/** Runs `fn` on each chunk, `width` at a time; results in chunk order. */
+async function pooled<T, R>(chunks: readonly T[], width: number, fn: (chunk: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(chunks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(width, chunks.length)) }, async () => {
+      while (next < chunks.length) {
+        const index = next++;
+        results[index] = await fn(chunks[index]);
+      }
+    }),
+  );
+  return results;
+}
+
+function mountOf(target: TransformTarget): string {
+  return (target.mount ?? "transform").replace(/^\/+|\/+$/g, "");
+}
+
+/** Drops undefined fields and renames camel-case ones to the wire's snake case. */
+function wire(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+  return out;
+}
+
+type Endpoint = "encode" | "decode" | "validate" | "tokenized" | "metadata";
+
+/**
+ * One call, or a batch in chunks: the raw result items in input order. A failed call names the
+ * function and says what to do.
+ */
+async function callItems(
+  fn: string,
+  endpoint: Endpoint,
+  args: RoleArgs & { batchInput?: object[]; decodeFormat?: string },
+  single: Record<string, unknown>,
+  ctx: OperationContext,
+): Promise<{ items: Record<string, unknown>[]; batch: boolean }> {
+  const path = `${mountOf(args)}/${endpoint}/${encodeURIComponent(args.role)}${args.decodeFormat ? `/${encodeURIComponent(args.decodeFormat)}` : ""}`;
+  const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
+  try {
+    const client = ctx.keep(args.cluster);
+    const post = async (body: Record<string, unknown>) => {
+      const data = answerFields(await client.write(path, body, options)) ?? {};
+      return data;
+    };
+    if (!args.batchInput) return { items: [await post(wire(single))], batch: false };
+    const chunks = splitBatch(args.batchInput.map((item) => wire(item as Record<string, unknown>)), args.batch);
+    const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
+    const answers = await pooled(chunks, concurrency, async (chunk) => {
+      const data = await post({ batch_input: chunk });
+      const results = Array.isArray(data.batch_results) ? (data.batch_results as Record<string, unknown>[]) : [];
+      if (results.length !== chunk.length) throw new Error(`the service answered ${results.length} results for ${chunk.length} items`);
+      return results;
+    });
+    return { items: answers.flat(), batch: true };
+  } catch (e) {
+    throw new TransformFunctionError(failureMessage(`keep.transform.${fn}(role "${args.role}") failed`, e), { cause: e });
+  }
+}
+
+const reference = (item: Record<string, unknown>) => (typeof item.reference === "string" && item.reference !== "" ? { reference: item.reference } : {});
+const tweakOf = (item: Record<string, unknown>) => (typeof item.tweak === "string" && item.tweak !== "" ? { tweak: item.tweak } : {});
+
+/**
+ * Encodes a value, or a batch (`batchInput`), through a role. FPE keeps the value's format; masking
+ * hides the captured characters; tokenization returns a new random token each call.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function encode(args: EncodeArgs, ctx?: OperationContext): Promise<EncodeResult>;
+export async function encode(args: EncodeBatchArgs, ctx?: OperationContext): Promise<EncodeBatchResult>;
+export async function encode(args: EncodeArgs | EncodeBatchArgs, ctx: OperationContext = programContext()): Promise<EncodeResult | EncodeBatchResult> {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as EncodeArgs;
+  const { items, batch } = await callItems("encode", "encode", args, single, ctx);
+  const results = items.map((item) => ({ encodedValue: String(item.encoded_value), ...tweakOf(item), ...reference(item) }));
+  return batch ? { batchResults: results } : { encodedValue: results[0].encodedValue, ...tweakOf(items[0]) };
+}
+
+/**
+ * Decodes a value, or a batch, through a role; `decodeFormat` names one of the template's decode
+ * formats (FPE). The plaintexts are Pulumi secrets.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function decode(args: DecodeArgs, ctx?: OperationContext): Promise<DecodeResult>;
+export async function decode(args: DecodeBatchArgs, ctx?: OperationContext): Promise<DecodeBatchResult>;
+export async function decode(args: DecodeArgs | DecodeBatchArgs, ctx: OperationContext = programContext()): Promise<DecodeResult | DecodeBatchResult> {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat: _d, ...single } = args as DecodeArgs;
+  const { items, batch } = await callItems("decode", "decode", args, single, ctx);
+  if (!batch) return { decodedValue: pulumi.secret(String(items[0].decoded_value)) };
+  // Batch items carry the decoded text under `encoded_value`.
+  return { batchResults: pulumi.secret(items.map((item) => ({ decodedValue: String(item.encoded_value ?? item.decoded_value), ...reference(item) }))) };
+}
+
+/**
+ * Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function validate(args: TokenArgs, ctx?: OperationContext): Promise<ValidateResult>;
+export async function validate(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (ValidateResult & { reference?: string })[] }>;
+export async function validate(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
+  const { items, batch } = await callItems("validate", "validate", args, single, ctx);
+  const results = items.map((item) => ({ valid: item.valid === true, ...reference(item) }));
+  return batch ? { batchResults: results } : { valid: results[0].valid };
+}
+
+/**
+ * Whether a plaintext (or each of a batch) has an unexpired token. Tokenization only.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function isTokenized(args: TokenArgs, ctx?: OperationContext): Promise<TokenizedResult>;
+export async function isTokenized(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (TokenizedResult & { reference?: string })[] }>;
+export async function isTokenized(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
+  const { items, batch } = await callItems("isTokenized", "tokenized", args, single, ctx);
+  const results = items.map((item) => ({ tokenized: item.tokenized === true, ...reference(item) }));
+  return batch ? { batchResults: results } : { tokenized: results[0].tokenized };
+}
+
+/**
+ * The metadata and expiration of a token (or of each token of a batch). Tokenization only.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getMetadata(args: TokenArgs, ctx?: OperationContext): Promise<MetadataResult>;
+export async function getMetadata(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (MetadataResult & { reference?: string })[] }>;
+export async function getMetadata(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
+  const { items, batch } = await callItems("getMetadata", "metadata", args, single, ctx);
+  const results = items.map((item) => ({
+    metadata: String(item.metadata ?? ""),
+    ...(typeof item.expiration_time === "string" && item.expiration_time ? { expirationTime: item.expiration_time } : {}),
+    ...reference(item),
+  }));
+  return batch ? { batchResults: results } : { metadata: results[0].metadata, ...(results[0].expirationTime ? { expirationTime: results[0].expirationTime } : {}) };
+}
+
+export interface SnapshotArgs extends TransformTarget {
+  /** The tokenization transformation; its first store is snapshotted. */
+  transformation: string;
+  /** Values per request (the service's default is 1000). */
+  limit?: number;
+}
+
+/**
+ * Every value of a tokenization transformation's store, page by page, following `continuation`:
+ * the values present at the first call (opaque strings, for backup or migration between stores).
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): AsyncGenerator<string, void, undefined> {
+  const path = `${mountOf(args)}/transformations/tokenization/snapshot/${encodeURIComponent(args.transformation)}`;
+  const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
+  let continuation: string | undefined;
+  do {
+    let page: Record<string, unknown>;
+    try {
+      page = answerFields(await ctx.keep(args.cluster).write(path, wire({ limit: args.limit, continuation }), options)) ?? {};
+    } catch (e) {
+      throw new TransformFunctionError(failureMessage(`keep.transform.snapshot(transformation "${args.transformation}") failed`, e), { cause: e });
+    }
+    for (const value of Array.isArray(page.values) ? page.values : []) yield String(value);
+    continuation = typeof page.continuation === "string" && page.continuation !== "" ? page.continuation : undefined;
+  } while (continuation);
+}
+
+/**
+ * Every value of a tokenization transformation's store, collected from all pages.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function snapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): Promise<{ values: string[] }> {
+  const values: string[] = [];
+  for await (const value of iterateSnapshot(args, ctx)) values.push(value);
+  return { values };
+}
