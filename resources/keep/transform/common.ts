@@ -48,3 +48,21 @@ export function withoutDefaults(inputs: Record<string, unknown>, state: Record<s
   }
   return result;
 }
+
+/**
+ * Read values that equal the state's under a normalisation (a duration as "24h" or 86400, a list in
+ * another order) keep the state's form, so a refresh reports only real drift.
+ */
+export function inDeclaredForm(
+  inputs: Record<string, unknown>,
+  state: Record<string, unknown> | undefined,
+  normalizers: Record<string, ((value: never) => unknown) | undefined>,
+): Record<string, unknown> {
+  const result = { ...inputs };
+  for (const [key, normalize] of Object.entries(normalizers)) {
+    const declared = state?.[key];
+    if (!normalize || declared === undefined || result[key] === undefined) continue;
+    if (JSON.stringify(normalize(result[key] as never)) === JSON.stringify(normalize(declared as never))) result[key] = declared;
+  }
+  return result;
+}

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { answerFields, keepClientOf, keepObject, pathSegment, pathTemplate, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
-import { duration, normalizeDuration, transformMount, withoutDefaults } from "./common";
+import { duration, inDeclaredForm, normalizeDuration, transformMount, withoutDefaults } from "./common";
 
 export const TRANSFORMATION_TYPES = ["fpe", "masking", "tokenization"] as const;
 export type TransformationType = (typeof TRANSFORMATION_TYPES)[number];
@@ -130,7 +130,8 @@ export const transformationSpec: typeof base = {
     // Only the type's own parameters are part of it; the service may report others empty.
     for (const key of Object.values(PARAMETERS).flat()) if (!PARAMETERS[type]?.includes(key) || read[key] === null || read[key] === "") delete read[key];
     for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
-    return { inputs: withoutDefaults(read, state, DEFAULTS[type] ?? {}) as never, computed: { templates } };
+    const inputs = inDeclaredForm(withoutDefaults(read, state, DEFAULTS[type] ?? {}), state, base.normalize ?? {});
+    return { inputs: inputs as never, computed: { templates } };
   },
 };
 
