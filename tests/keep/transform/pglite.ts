@@ -1,32 +1,49 @@
 /**
  * An embedded PostgreSQL for transform-store tests: PGlite served over the PostgreSQL wire protocol
- * on loopback by pglite-socket, so the emulator reaches it with `pg` like any database.
+ * on loopback by pglite-socket, in a child process, so the emulator reaches it with `pg` like any
+ * database (and so do the tests' own queries).
  */
-import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { once } from "node:events";
+import { Client } from "pg";
 
 export interface EmbeddedPostgres {
   /** `host:port` on loopback. */
   address: string;
   /** A connection string with the service's `{{username}}` and `{{password}}` slots. */
   connectionString: string;
-  /** Runs SQL directly in the database (not over the socket). */
+  /** Runs SQL in the database over its socket. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
 export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
-  const db = await PGlite.create();
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 });
-  await server.start();
-  const address = server.getServerConn();
+  const child = spawn(process.execPath, [path.join(__dirname, "pglite-server.js")], { stdio: ["pipe", "pipe", "inherit"] });
+  let buffered = "";
+  const address = await new Promise<string>((resolve, reject) => {
+    child.on("exit", (code) => reject(new Error(`the embedded PostgreSQL exited with ${code}`)));
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split("\n")[0];
+      if (buffered.includes("\n")) resolve((JSON.parse(line) as { address: string }).address);
+    });
+  });
   return {
     address,
     connectionString: `postgresql://{{username}}:{{password}}@${address}/postgres`,
-    query: async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows,
-    close: async () => {
-      await server.stop();
-      await db.close();
+    async query<T>(sql: string, params: unknown[] = []) {
+      const client = new Client({ connectionString: `postgresql://postgres:postgres@${address}/postgres` });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
+    async close() {
+      child.stdin.end();
+      if (child.exitCode === null) await once(child, "exit");
     },
   };
 }
