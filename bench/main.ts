@@ -171,8 +171,9 @@ async function main(): Promise<void> {
     .option("--parallel <n>", "concurrent operations, for both paths", "16")
     .option("--rounds <n>", "measured repetitions after two warm-up rounds; the best of each path counts", "5")
     .option("--upload-mb <n>", "size of the generated tree for the upload benchmark (0 skips it)", "512")
+    .option("--transform-values <n>", "values encoded batched and one per request for the transform figures (0 skips them)", "100000")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string }>();
 
   const emu = await startKeepEmulator();
   const result: Record<string, unknown> = {};
@@ -196,6 +197,8 @@ async function main(): Promise<void> {
     const { runUploadBench } = await import("./upload");
     result.upload = await runUploadBench({ sizeMB: uploadMb });
   }
+  const transform = Number(opts.transformValues) > 0 ? await import("./transform") : undefined;
+  if (transform) result.transform = await transform.runTransformBench({ values: Number(opts.transformValues) });
 
   if (opts.json) {
     const text = JSON.stringify(result, null, 2);
@@ -229,6 +232,7 @@ async function main(): Promise<void> {
       `upload           ${u.sizeMB} MB: RSS growth ${u.rssGrowthMB.toFixed(1)} MB (target <= 64), ${u.throughputMBps.toFixed(1)} MB/s vs ${u.baselineMBps.toFixed(1)} MB/s for tar|curl, ratio ${u.throughputRatio.toFixed(2)} (target >= 0.8)`,
     );
   }
+  if (transform && result.transform) for (const line of transform.describeTransformBench(result.transform as never)) console.log(line);
 }
 
 main().catch((e) => {
