@@ -15,6 +15,7 @@ import { PolicyFields, PolicyKind, PolicyView, StoredPolicy, normalizePolicyName
 import { errorBody } from "./replies";
 import { KeepRouter } from "./router";
 import { registerSync } from "./sync";
+import { registerRekeyRoutes, SealEmulator, SealOptions } from "./rekey";
 import { ChangeListener, KeepState } from "./state";
 
 export type { PolicyKind, PolicyFields, PolicyView } from "./policies";
@@ -38,6 +39,8 @@ export interface KeepEmulatorOptions {
   rootToken?: string;
   /** Behave like a proxy with `require_request_header`: demand `X-Keep-Request: true`. */
   requireRequestHeader?: boolean;
+  /** The seal: unseal key shares and threshold (default 5 and 3), or a seal that stores keys. */
+  seal?: SealOptions;
   /**
    * Registers more route modules (engines, system routes) before the server starts; mounts made
    * here exist from the start.
@@ -69,6 +72,8 @@ export interface KeepEmulator extends ServiceServer {
   rootToken: string;
   /** Switchable at run time; see KeepEmulatorOptions. */
   requireRequestHeader: boolean;
+  /** The seal's master key and unseal key shares (real ones, split with Shamir's scheme), and the rekey attempt. */
+  seal: SealEmulator;
   /** The emulator's whole state, for route modules and tests that need more than the helpers. */
   state: KeepState;
   /** The router, for tests that add engines or routes after start. */
@@ -121,6 +126,7 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   registerKvEngine(router);
   registerTransformEngine(router);
   registerSync(router);
+  const seal = await registerRekeyRoutes(router, options.seal);
   state.mount(state.root, "secret", "kv", { options: { version: "2" }, description: "key/value secret storage" });
   options.register?.(router);
 
@@ -142,6 +148,7 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   return {
     ...server,
     rootToken,
+    seal,
     state,
     router,
     get requireRequestHeader() {
