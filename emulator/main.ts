@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   await emu.keep.seal.initialize(opts.storedKeys ? { storedKeys: true } : { shares: Number(opts.keyShares), threshold: Number(opts.keyThreshold) });
   const shares = emu.keep.seal.shares();
   console.log(`Secrets service ${opts.storedKeys ? "recovery key" : "unseal key shares"} (${shares.threshold} of ${shares.keys.length} rebuild the master key):`);
-  shares.keys.forEach((hex, i) => console.log(`  Unseal Key ${i + 1}: ${hex}  (base64 ${shares.keysBase64[i]})`));
+  shares.keys.forEach((hex, i) => console.log(`  ${opts.storedKeys ? "Recovery Key" : "Unseal Key"} ${i + 1}: ${hex}  (base64 ${shares.keysBase64[i]})`));
   console.log("Press Ctrl-C to stop.");
   const stop = () => {
     void emu.close().then(() => process.exit(0));
