@@ -45,6 +45,24 @@ describe("keep.sync.Association", () => {
     expect(stack.keep.log.count).toBe(0);
   });
 
+  test("bad inputs fail in preview naming the property", async () => {
+    stack.keep.log.clear();
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ destinationType: "cloudD-sm" }, /destinationType: must be one of cloudA-sm, cloudB-kv, cloudC-sm, repohost, webhost-project/],
+      [{ secretName: "app/db." }, /secretName: must not have a segment ending in a period/],
+      [{ destinationName: "a/b" }, /destinationName: destination name must not contain '\/'/],
+      [{ synced: false }, /synced: must be true/],
+    ];
+    for (const [extra, reason] of bad) {
+      const error = (await stack.engine
+        .preview(() => new keep.sync.Association("x", { destinationType: "cloudA-sm", destinationName: "aws", secretName: "app/db", ...extra } as never))
+        .catch((e) => e)) as EngineError;
+      expect(error).toBeInstanceOf(EngineError);
+      expect(error.message).toMatch(reason);
+    }
+    expect(stack.keep.log.count).toBe(0);
+  });
+
   test("up syncs the secret: one request for the association, SYNCED, the external secret written", async () => {
     stack.keep.log.clear();
     const up = await stack.engine.up(program());
