@@ -57,7 +57,7 @@ export function adviceFor(error: ApiError, options: AdviceOptions = {}): string 
   const advice = ADVICE_BY_STATUS[error.status] ?? (error.status >= 500 ? UNAVAILABLE : OTHERWISE);
   if (typeof advice === "string") return advice;
   const service = error.service;
-  const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster) : `the ${key} setting of ${service}`);
+  const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster ?? error.cluster) : `the ${key} setting of ${service}`);
   return advice({ address: label("address"), token: label("token"), permission: options.permission });
 }
 

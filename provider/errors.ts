@@ -24,6 +24,8 @@ export interface ApiErrorFacts {
   earlierAttemptMayHaveActed?: boolean;
   /** The request never left (the TLS handshake refused the server): the service cannot have acted. */
   notSent?: boolean;
+  /** The named cluster the request went to (`keep-<cluster>:` settings); undefined for the default one. */
+  cluster?: string;
 }
 
 /** Codes of failures that happen before a request leaves: the service cannot have acted on it. */
@@ -54,6 +56,8 @@ export class ApiError extends Error {
   readonly earlierAttemptMayHaveActed: boolean;
   /** The request never left (see `ApiErrorFacts.notSent`). */
   readonly notSent: boolean;
+  /** See `ApiErrorFacts.cluster`. */
+  readonly cluster?: string;
 
   constructor(
     readonly service: string,
@@ -70,6 +74,7 @@ export class ApiError extends Error {
     this.advice = facts.advice;
     this.earlierAttemptMayHaveActed = facts.earlierAttemptMayHaveActed ?? false;
     this.notSent = facts.notSent ?? false;
+    this.cluster = facts.cluster;
   }
 
   get messages(): string[] {

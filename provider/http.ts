@@ -241,5 +241,6 @@ export function apiErrorOf(config: ServiceConfig, basePath: string, error: Axios
     advice: certificate?.advice,
     notSent: certificate !== undefined,
     earlierAttemptMayHaveActed: countsOf(cfg).mayHaveActed,
+    cluster: config.cluster,
   });
 }

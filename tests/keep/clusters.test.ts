@@ -80,6 +80,16 @@ describe("named clusters", () => {
     }
   });
 
+  test("a failure on a named cluster points at that cluster's settings", async () => {
+    const engine = new Engine({ project: "clusters", config: { ...keepConfig(main), "keep-west:address": "http://127.0.0.1:1", "keep-west:token": "t", "keep-west:maxRetries": "0" } });
+    try {
+      const error = (await engine.up(() => new keep.AclPolicy("x", { name: "x", policy: TEXT, cluster: "west" })).catch((e) => e)) as EngineError;
+      expect(error.message).toMatch(/check that the service is reachable at the configured address \(keep-west:address \(or KEEP_WEST_ADDR\)\)/);
+    } finally {
+      await engine.close();
+    }
+  });
+
   test("a bad cluster name fails in preview, naming the property", async () => {
     const engine = new Engine({ project: "clusters", config: keepConfig(main) });
     try {
