@@ -11,7 +11,7 @@
 import { KV_SECRET_KIND, isKvMount, kvVersionOf, readKvSecret } from "../kv";
 import { KeepError } from "../replies";
 import type { KeepMount, KeepNamespace, KeepState } from "../state";
-import { DESTINATION_RULES, DestinationType, Granularity, credentialsProject } from "./destination-types";
+import { DESTINATION_RULES, DestinationType, Granularity } from "./destination-types";
 import { renderTemplate } from "./templates";
 
 /** Kinds in the system store of a namespace. */
@@ -314,10 +314,4 @@ export function continuePurge(state: KeepState, namespace: KeepNamespace, type: 
     else if (!performUnsync(state, namespace, next)) return; // a failing destination stops the purge
   }
   setTimeout(() => continuePurge(state, namespace, type, name), next ? 0 : 20).unref();
-}
-
-/** The project a `cloudC-sm` destination writes to (for tests reading its store). */
-export function projectOf(destination: StoredDestination): string | undefined {
-  if (destination.type !== "cloudC-sm") return undefined;
-  return (destination.connection.project_id as string | undefined) || credentialsProject(String(destination.connection.credentials));
 }
