@@ -22,6 +22,7 @@ import { webHostProjectDestinationSpec } from "./keep/sync/web-host-project-dest
 import { kvSecretSpec } from "./keep/kv/secret";
 import { alphabetSpec as transformAlphabetSpec } from "./keep/transform/alphabet";
 import { encodedValueSpec as transformEncodedValueSpec } from "./keep/transform/encoded-value";
+import { rekeyBackupDeletionSpec, rekeySpec, rekeyVerifySpec } from "./keep/rekey";
 import { roleSpec as transformRoleSpec } from "./keep/transform/role";
 import { storeSchemaSpec as transformStoreSchemaSpec } from "./keep/transform/store-schema";
 import { storeSpec as transformStoreSpec } from "./keep/transform/store";
@@ -76,6 +77,9 @@ export const specsByClass = {
   "keep.transform.Store": transformStoreSpec,
   "keep.transform.StoreSchema": transformStoreSchemaSpec,
   "keep.transform.EncodedValue": transformEncodedValueSpec,
+  "keep.Rekey": rekeySpec,
+  "keep.RekeyVerify": rekeyVerifySpec,
+  "keep.RekeyBackupDeletion": rekeyBackupDeletionSpec,
   "workspaces.Workspace": workspaceSpec,
   "workspaces.ConfigurationVersion": configurationVersionSpec,
   "mesh.Partition": partitionSpec,

@@ -1,0 +1,446 @@
+/**
+ * Rekey of the secrets service's unseal keys (`sys/rekey/*`) as operations (design §2), and the
+ * functions that read its status and backup.
+ *
+ * `keep.Rekey` runs one attempt end to end: it reads the status first (an attempt already in
+ * progress fails the run unless `cancelExisting`), starts the attempt, gives the current shares with
+ * the attempt's nonce until the threshold, and, with `requireVerification`, gives a threshold of the
+ * new shares back to `verify`. New shares encrypted with PGP cannot be given back by the provider: it
+ * stops after `update` and reports `verificationNonce`; `keep.RekeyVerify` takes the decrypted shares
+ * later. A failure part-way cancels the attempt it started, so the current shares stay valid.
+ *
+ * Requests of a run: 1 status read, 1 init, then one update per current share up to the current
+ * threshold, then (verification with plain shares) one verify per new share up to the new
+ * threshold, plus 1 verification read.
+ */
+import { z } from "zod";
+import { failureMessage } from "../../provider/advice";
+import { OperationContext, programContext } from "../../provider/context";
+import { ApiError } from "../../provider/errors";
+import type { KeepClient } from "../../provider/keep-client";
+import { clusterInput } from "../../provider/keep-object";
+import { defineResource, OperationArgs } from "../../provider/resource";
+import { secretInput } from "../../provider/secret-ref";
+import { operationSpec } from "../../provider/spec";
+import * as wire from "./rekey/wire";
+
+const HEX_OR_BASE64 = /^(?:[0-9a-fA-F]{2})+$|^[A-Za-z0-9+/]+={0,2}$/;
+
+const share = z.string().trim().regex(HEX_OR_BASE64, "must be a key share in hex or base64");
+
+/**
+ * Key shares: a list (best as a Pulumi secret), or a reference the provider host resolves
+ * (`{ fromConfig }`, `{ fromEnv }`, `{ fromFile }`) to a JSON array or to shares separated by commas
+ * or new lines; a reference keeps the shares out of state (design §8).
+ */
+const sharesInput = (what: string) =>
+  z.union([z.array(share).min(1, `${what} must hold at least one share`), secretInput(what)], {
+    error: `must be the ${what}: a list of shares in hex or base64, or a reference { fromConfig }, { fromEnv } or { fromFile } to a JSON array or to shares separated by commas or new lines`,
+  });
+
+/** The shares a checked input stands for, once references are resolved (text: a JSON array, or separated by commas or new lines). */
+export function sharesOf(value: unknown, what: string): string[] {
+  let items: unknown[];
+  if (Array.isArray(value)) items = value;
+  else if (typeof value === "string" && value.trim().startsWith("[")) {
+    try {
+      items = JSON.parse(value);
+    } catch {
+      throw new Error(`${what}: the text starts like a JSON array but is not one`);
+    }
+    if (!Array.isArray(items)) throw new Error(`${what}: the text is not a JSON array`);
+  } else if (typeof value === "string") items = value.split(/[\s,]+/);
+  else throw new Error(`${what}: expected shares`);
+  const shares = items.map((item) => (typeof item === "string" ? item.trim() : "")).filter((item) => item !== "");
+  if (shares.length === 0) throw new Error(`${what}: no share given`);
+  // Never echo a share in a message: say which one is wrong by position.
+  shares.forEach((s, i) => {
+    if (!HEX_OR_BASE64.test(s)) throw new Error(`${what}: share ${i + 1} is not hex or base64`);
+  });
+  if (new Set(shares).size !== shares.length) throw new Error(`${what}: the same share is given twice`);
+  return shares;
+}
+
+const rekeyInputs = z
+  .object({
+    /** Number of new key shares (1 to 255; 1 for a seal that stores keys). */
+    secretShares: z.number().int("must be a whole number").min(1, "must be at least 1").max(255, "must be at most 255"),
+    /** New shares needed to rebuild the master key: at most `secretShares`, 2 or more when there are several shares. */
+    secretThreshold: z.number().int("must be a whole number").min(1, "must be at least 1").max(255, "must be at most 255"),
+    /**
+     * PGP public keys (base64 of binary keys), one per new share, in order: share i is encrypted to
+     * key i and only its holder can read it. Without them the new shares are plain and kept in state.
+     */
+    pgpKeys: z.array(z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a binary PGP public key in base64")).optional(),
+    /**
+     * Also store the PGP-encrypted new shares on the service (`sys/rekey/backup`), so they can be read
+     * back if an answer is lost; only with `pgpKeys`. Delete it with `keep.RekeyBackupDeletion` once
+     * every holder has their share.
+     */
+    backup: z.boolean().default(false),
+    /**
+     * Rotate the master key only once a threshold of the new shares has been given back: proves the
+     * new shares work before the old ones stop working. With `pgpKeys`, `keep.RekeyVerify` gives them.
+     */
+    requireVerification: z.boolean().default(false),
+    /** The current unseal key shares (at least the current threshold): a list, or a reference that keeps them out of state. */
+    unsealKeys: sharesInput("current unseal key shares"),
+    /**
+     * Cancel a rekey attempt already in progress (started elsewhere, or by a run whose state was
+     * lost) instead of failing; its progress is lost, the current shares stay valid.
+     */
+    cancelExisting: z.boolean().default(false),
+    /**
+     * Must be true when the new shares are plain (no `pgpKeys`): they are kept in this stack's state
+     * as Pulumi secrets, so whoever can decrypt the state can unseal the service.
+     */
+    acceptSharesInState: z.boolean().optional(),
+    /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+    cluster: clusterInput,
+  })
+  .superRefine((v, ctx) => {
+    if (v.secretThreshold > v.secretShares) ctx.addIssue({ code: "custom", path: ["secretThreshold"], message: "must be at most secretShares" });
+    if (v.secretShares > 1 && v.secretThreshold < 2) {
+      ctx.addIssue({ code: "custom", path: ["secretThreshold"], message: "must be at least 2 when there are several shares (one share would rebuild the key alone)" });
+    }
+    if (v.pgpKeys && v.pgpKeys.length !== v.secretShares) {
+      ctx.addIssue({ code: "custom", path: ["pgpKeys"], message: `must hold one key per new share (${v.secretShares}), not ${v.pgpKeys.length}` });
+    }
+    if (v.backup && !v.pgpKeys) ctx.addIssue({ code: "custom", path: ["backup"], message: "needs pgpKeys: only PGP-encrypted shares are backed up" });
+  });
+
+type RekeyInputs = z.output<typeof rekeyInputs>;
+
+const rekeyOutputs = z.object({
+  /** The nonce of the attempt this run made. */
+  nonce: z.string(),
+  /** The new shares in hex, a Pulumi secret; empty when they are PGP-encrypted or the seal stores keys. */
+  keys: z.array(z.string()),
+  /** The new shares in base64, a Pulumi secret; empty when they are PGP-encrypted or the seal stores keys. */
+  keysBase64: z.array(z.string()),
+  /** The PGP-encrypted new shares (hex of binary OpenPGP messages), in the order of `pgpKeys`; empty without PGP. */
+  encryptedKeys: z.array(z.string()),
+  /** The same, base64 (`base64 -d | gpg -d` reads one). */
+  encryptedKeysBase64: z.array(z.string()),
+  /** Fingerprints of `pgpKeys`, in order. */
+  pgpFingerprints: z.array(z.string()),
+  /** Whether the service stored the encrypted shares as a backup. */
+  backupStored: z.boolean(),
+  /** Whether the master key was rotated; false while verification waits for `keep.RekeyVerify`. */
+  complete: z.boolean(),
+  /** The verification nonce to give `keep.RekeyVerify`, while verification waits (PGP-encrypted shares). */
+  verificationNonce: z.string().optional(),
+});
+
+type RekeyOutputs = z.output<typeof rekeyOutputs>;
+
+const CANCELLED = "the rekey attempt was cancelled: the current unseal key shares stay valid";
+
+function describeAttempt(status: wire.StatusAnswer): string {
+  const phase = status.verification_required ? ", verification required" : "";
+  return `nonce ${status.nonce}, ${status.t} of ${status.n} new shares${phase}, ${status.progress} of ${status.required} current shares given`;
+}
+
+/**
+ * What failed and why. A 400 is the service refusing a share or a step, which its message says; the
+ * generic advice ("fix the property it names") would mislead there.
+ */
+function reasonOf(what: string, cause: unknown): string {
+  if (cause instanceof ApiError && cause.status === 400) return `${what}: ${cause.message}`;
+  return failureMessage(what, cause).replace(/\.$/, "");
+}
+
+/** Cancels the attempt after a failure; a cancel that fails too is told, never hidden. */
+async function cancelAfter(client: KeepClient, cause: unknown, what: string): Promise<never> {
+  const reason = reasonOf(what, cause);
+  try {
+    await wire.cancelAttempt(client);
+  } catch (e) {
+    throw new Error(`${reason}; cancelling the attempt failed as well (${(e as Error).message}): cancel it with DELETE sys/rekey/init`, { cause });
+  }
+  throw new Error(`${reason}; ${CANCELLED}`, { cause });
+}
+
+/** Gives a threshold of new shares to `verify`; restarts verification first when someone left progress. */
+async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[]): Promise<string> {
+  let status = await wire.readVerification(client);
+  if (!status) throw new Error("no rekey verification is in progress: the attempt was completed or cancelled elsewhere, or never reached verification");
+  if (status.nonce !== nonce) {
+    throw new Error(
+      `the verification in progress has another nonce (${status.nonce}): it was restarted since; if the shares given are the new shares of this attempt, use that nonce`,
+    );
+  }
+  if (shares.length < status.t) throw new Error(`${shares.length} new shares given; verification needs ${status.t}`);
+  if (status.progress > 0) {
+    // Shares given before (a run that failed part-way) would be refused as repeats: start over.
+    status = await wire.restartVerification(client);
+    ctx.info(`keep rekey: verification had ${status.progress} shares already: restarted it (new nonce ${status.nonce})`);
+  }
+  for (const key of shares.slice(0, status.t)) {
+    const answer = await wire.submitNewShare(client, key, status.nonce);
+    if ("complete" in answer) return answer.nonce;
+  }
+  throw new Error(`the service did not complete verification after ${status.t} new shares`);
+}
+
+async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyOutputs> {
+  const client = ctx.keep(values.cluster);
+  const current = sharesOf(values.unsealKeys, "unsealKeys");
+
+  // Read before acting: another attempt (or one of a run whose state was lost) is never resumed blindly.
+  const status = await wire.readStatus(client);
+  if (status.started) {
+    if (!values.cancelExisting) {
+      throw new Error(
+        `a rekey attempt is already in progress (${describeAttempt(status)}), started elsewhere or by an earlier run whose state was lost: finish or cancel it, or set cancelExisting to cancel it (its progress is lost; the current unseal key shares stay valid)`,
+      );
+    }
+    await wire.cancelAttempt(client);
+    ctx.info(`keep rekey: cancelled the attempt in progress (${describeAttempt(status)}) as cancelExisting asks`);
+  }
+  if (current.length < status.required) {
+    throw new Error(`unsealKeys holds ${current.length} shares; the service needs ${status.required} (its current threshold); nothing was started`);
+  }
+
+  let started: wire.StatusAnswer;
+  try {
+    started = await wire.startAttempt(client, {
+      secret_shares: values.secretShares,
+      secret_threshold: values.secretThreshold,
+      ...(values.pgpKeys ? { pgp_keys: values.pgpKeys } : {}),
+      backup: values.backup,
+      require_verification: values.requireVerification,
+    });
+  } catch (e) {
+    // An init that got no answer may have started the attempt: cancel it rather than leave it.
+    if (e instanceof ApiError && e.mayHaveActed) return cancelAfter(client, e, "starting the rekey attempt");
+    throw e;
+  }
+
+  let completion: wire.CompletionAnswer | undefined;
+  const given = current.slice(0, started.required);
+  for (const [index, key] of given.entries()) {
+    try {
+      const answer = await wire.submitShare(client, key, started.nonce);
+      if ("complete" in answer) {
+        completion = answer;
+        break;
+      }
+    } catch (e) {
+      const last = index === given.length - 1;
+      if (last && e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
+        // The last share may have completed the rekey and its answer, the new shares, was lost.
+        const backup = values.backup ? "; the PGP-encrypted new shares can be read with keep.getRekeyBackup()" : "";
+        throw new Error(`${reasonOf("giving the last current share", e)}; the service may have rotated the master key: no attempt is in progress any more${backup}`, { cause: e });
+      }
+      const wrong = e instanceof ApiError && e.status === 400 && last ? "the current unseal key shares given do not rebuild the master key" : `giving current share ${index + 1}`;
+      return cancelAfter(client, e, wrong);
+    }
+  }
+  if (!completion) return cancelAfter(client, new Error(`the service did not complete the rekey after ${given.length} shares`), "giving the current shares");
+
+  const encrypted = values.pgpKeys !== undefined;
+  const outputs: RekeyOutputs = {
+    nonce: completion.nonce,
+    keys: encrypted ? [] : completion.keys,
+    keysBase64: encrypted ? [] : completion.keys_base64,
+    encryptedKeys: encrypted ? completion.keys : [],
+    encryptedKeysBase64: encrypted ? completion.keys_base64 : [],
+    pgpFingerprints: completion.pgp_fingerprints,
+    backupStored: completion.backup,
+    complete: !values.requireVerification,
+  };
+  if (!values.requireVerification) return outputs;
+
+  const verificationNonce = completion.verification_nonce;
+  if (!verificationNonce) return cancelAfter(client, new Error("the service answered no verification nonce"), "starting verification");
+  if (encrypted) {
+    ctx.info(`keep rekey: the new shares wait for verification (nonce ${verificationNonce}): give a threshold of the decrypted shares to keep.RekeyVerify`);
+    return { ...outputs, verificationNonce };
+  }
+  try {
+    await verifyShares(ctx, client, verificationNonce, completion.keys);
+  } catch (e) {
+    // The master key is rotated only by a complete verification: cancelling keeps the current shares.
+    return cancelAfter(client, e, "verifying the new shares");
+  }
+  return { ...outputs, complete: true };
+}
+
+export const rekeySpec = operationSpec({
+  module: "keep",
+  type: "Rekey",
+  description: "Rekeys the unseal key shares: a new master key split into new shares (an operation)",
+  inputs: rekeyInputs,
+  computed: rekeyOutputs,
+  secretInputs: ["unsealKeys"],
+  secretOutputs: ["keys", "keysBase64"],
+  acknowledgements: [
+    {
+      input: "acceptSharesInState",
+      accepts: "the new unseal key shares are kept in this stack's state as Pulumi secrets (give pgpKeys to keep them out)",
+      when: (values) => values.pgpKeys === undefined,
+    },
+  ],
+  label: (values) => `rekey-${values.secretThreshold}-of-${values.secretShares}`,
+  run: rekey,
+});
+
+/**
+ * Rekeys the unseal key shares once: a new master key split into `secretShares` shares, the old
+ * shares stop working. Every input change and `triggers` rekey again; destroy does nothing.
+ */
+export const Rekey = defineResource(rekeySpec);
+export type Rekey = InstanceType<typeof Rekey>;
+export type RekeyArgs = OperationArgs<typeof rekeySpec.inputs>;
+
+const verifyInputs = z.object({
+  /** The verification nonce (`verificationNonce` of the `keep.Rekey` that made the shares). */
+  nonce: z.string().min(1, "must be the verification nonce"),
+  /** The new shares, decrypted (at least the new threshold): a list, or a reference that keeps them out of state. */
+  keys: sharesInput("new unseal key shares"),
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster: clusterInput,
+});
+
+export const rekeyVerifySpec = operationSpec({
+  module: "keep",
+  type: "RekeyVerify",
+  description: "Gives the new shares of a rekey back to verification, which rotates the master key (an operation)",
+  inputs: verifyInputs,
+  computed: z.object({
+    /** True once the master key was rotated. */
+    complete: z.boolean(),
+  }),
+  secretInputs: ["keys"],
+  label: () => "rekey-verify",
+  async run(ctx, values) {
+    const client = ctx.keep(values.cluster);
+    await verifyShares(ctx, client, values.nonce, sharesOf(values.keys, "keys"));
+    return { complete: true };
+  },
+});
+
+/**
+ * Completes a rekey that waits for verification: gives a threshold of the new (decrypted) shares
+ * with the verification nonce; the master key is rotated then. A failure leaves the attempt waiting.
+ */
+export const RekeyVerify = defineResource(rekeyVerifySpec);
+export type RekeyVerify = InstanceType<typeof RekeyVerify>;
+export type RekeyVerifyArgs = OperationArgs<typeof rekeyVerifySpec.inputs>;
+
+const backupDeletionInputs = z.object({
+  /** Delete only the backup of this attempt (the `nonce` of its `keep.Rekey`); any backup when absent. */
+  nonce: z.string().min(1).optional(),
+  /**
+   * Must be true: once deleted, the encrypted shares exist only with their holders; a share lost
+   * after that cannot be recovered.
+   */
+  confirmSharesReceived: z.boolean().optional(),
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster: clusterInput,
+});
+
+export const rekeyBackupDeletionSpec = operationSpec({
+  module: "keep",
+  type: "RekeyBackupDeletion",
+  description: "Deletes the backup of PGP-encrypted key shares a rekey stored (an operation)",
+  inputs: backupDeletionInputs,
+  computed: z.object({
+    /** Whether a backup was deleted (false: none was stored). */
+    deleted: z.boolean(),
+  }),
+  acknowledgements: [{ input: "confirmSharesReceived", accepts: "the backup of the encrypted key shares is gone for good: every holder must have their share" }],
+  label: () => "rekey-backup-deletion",
+  async current(ctx, values) {
+    const backup = await wire.readBackup(ctx.keep(values.cluster));
+    if (!backup) return { computed: { deleted: false }, message: "no rekey backup is stored" };
+    if (values.nonce && backup.nonce !== values.nonce) {
+      throw new Error(`the stored rekey backup belongs to another attempt (nonce ${backup.nonce}, not ${values.nonce}): it was left in place`);
+    }
+    return undefined;
+  },
+  async run(ctx, values) {
+    await wire.deleteBackup(ctx.keep(values.cluster));
+    return { deleted: true };
+  },
+});
+
+/** Deletes the stored backup of a rekey's encrypted shares, once; destroy does nothing. */
+export const RekeyBackupDeletion = defineResource(rekeyBackupDeletionSpec);
+export type RekeyBackupDeletion = InstanceType<typeof RekeyBackupDeletion>;
+export type RekeyBackupDeletionArgs = OperationArgs<typeof rekeyBackupDeletionSpec.inputs>;
+
+/** Which connection the rekey functions use. */
+export interface RekeyTarget {
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster?: string;
+}
+
+/** The rekey attempt, as `GET sys/rekey/init` tells it. */
+export interface RekeyStatus {
+  /** Whether an attempt is in progress. */
+  started: boolean;
+  /** Nonce of the attempt ("" when none). */
+  nonce: string;
+  /** Threshold of the new shares. */
+  t: number;
+  /** Number of new shares. */
+  n: number;
+  /** Current shares given so far. */
+  progress: number;
+  /** Current shares needed: the current threshold. */
+  required: number;
+  pgpFingerprints: string[];
+  backup: boolean;
+  verificationRequired: boolean;
+}
+
+/** The stored backup of PGP-encrypted new shares. */
+export interface RekeyBackup {
+  /** Nonce of the attempt that made them. */
+  nonce: string;
+  /** PGP key fingerprint → the shares encrypted to it (hex of binary OpenPGP messages). */
+  keys: Record<string, string[]>;
+}
+
+export class RekeyFunctionError extends Error {
+  override readonly name = "RekeyFunctionError";
+}
+
+async function callFunction<T>(fn: string, args: RekeyTarget, ctx: OperationContext, call: (client: KeepClient) => Promise<T>): Promise<T> {
+  try {
+    return await call(ctx.keep(args.cluster));
+  } catch (e) {
+    throw new RekeyFunctionError(failureMessage(`keep.${fn}() failed`, e), { cause: e });
+  }
+}
+
+/**
+ * The rekey attempt in progress, if any (one status read). Runs in the program, in preview too.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getRekeyStatus(args: RekeyTarget = {}, ctx: OperationContext = programContext()): Promise<RekeyStatus> {
+  const s = await callFunction("getRekeyStatus", args, ctx, wire.readStatus);
+  return {
+    started: s.started,
+    nonce: s.nonce,
+    t: s.t,
+    n: s.n,
+    progress: s.progress,
+    required: s.required,
+    pgpFingerprints: s.pgp_fingerprints,
+    backup: s.backup,
+    verificationRequired: s.verification_required,
+  };
+}
+
+/**
+ * The stored backup of PGP-encrypted shares, or undefined when none is stored (one read). Only the
+ * holders' private keys open the shares.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getRekeyBackup(args: RekeyTarget = {}, ctx: OperationContext = programContext()): Promise<RekeyBackup | undefined> {
+  const backup = await callFunction("getRekeyBackup", args, ctx, wire.readBackup);
+  return backup ? { nonce: backup.nonce, keys: backup.keys } : undefined;
+}
