@@ -261,7 +261,12 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
   try {
     await verifyShares(ctx, client, verificationNonce, completion.keys);
   } catch (e) {
-    // The master key is rotated only by a complete verification: cancelling keeps the current shares.
+    // A verify whose answer was lost may have rotated the master key: the new shares are in hand,
+    // so that run succeeded. Otherwise nothing was rotated and cancelling keeps the current shares.
+    if (e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
+      ctx.warn(`keep rekey: ${reasonOf("the last verify got no answer", e)}; no attempt is in progress any more: the master key was rotated`);
+      return { ...outputs, complete: true };
+    }
     return cancelAfter(client, e, "verifying the new shares");
   }
   return { ...outputs, complete: true };

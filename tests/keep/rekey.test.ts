@@ -230,6 +230,36 @@ describe("keep.Rekey", () => {
     expect(stack.engine.state.size).toBe(0);
   });
 
+  test("the answer to the last share is lost: the run reads the status and says the master key was rotated, pointing at the backup", async () => {
+    await seal().initialize({ shares: 1, threshold: 1 });
+    const before = seal().masterKey();
+    stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/update/, dropAfterHandling: true });
+    const message = await errorOf(
+      stack.engine.up(() => {
+        new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), backup: true, unsealKeys: pulumi.secret(seal().shares().keys) });
+      }),
+    );
+    expect(message).toMatch(/the service may have rotated the master key: no attempt is in progress any more; the PGP-encrypted new shares can be read with keep\.getRekeyBackup\(\)/);
+    expect(rekeyLines()).toEqual(["GET /v1/sys/rekey/init", "PUT /v1/sys/rekey/init", "PUT /v1/sys/rekey/update", "GET /v1/sys/rekey/init"]);
+    expect(seal().masterKey().equals(before)).toBe(false);
+    const backup = await keep.getRekeyBackup({}, functionContext());
+    const plain = await Promise.all(pairs.map((p) => decrypt(Buffer.from(backup!.keys[p.fingerprint][0], "hex").toString("base64"), p)));
+    expect(await rebuildsMasterKey(plain.slice(0, 2))).toBe(true);
+  });
+
+  test("verification with plain shares whose last answer is lost: the status shows the rotation and the run keeps the new shares", async () => {
+    const before = seal().masterKey();
+    stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/verify/, dropAfterHandling: true });
+    const result = await stack.engine.up(() => {
+      const r = new keep.Rekey("rekey", { secretShares: 1, secretThreshold: 1, requireVerification: true, unsealKeys: pulumi.secret(seal().shares().keys), acceptSharesInState: true });
+      return { keys: r.keys, complete: r.complete };
+    });
+    expect(rekeyLines().slice(-2)).toEqual(["PUT /v1/sys/rekey/verify", "GET /v1/sys/rekey/init"]);
+    expect(result.outputs.complete).toBe(true);
+    expect(seal().masterKey().equals(before)).toBe(false);
+    expect(await rebuildsMasterKey(result.outputs.keys as string[])).toBe(true);
+  });
+
   test("too few shares fail before anything starts", async () => {
     const message = await errorOf(
       stack.engine.up(() => {
