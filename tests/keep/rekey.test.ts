@@ -209,6 +209,27 @@ describe("keep.Rekey", () => {
     expect(seal().masterKey().equals(before)).toBe(false);
   });
 
+  test("RekeyVerify with another nonce or wrong shares fails clearly and leaves the attempt waiting", async () => {
+    const before = seal().masterKey();
+    const first = await stack.engine.up(() => {
+      const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), requireVerification: true, unsealKeys: pulumi.secret(seal().shares().keys) });
+      return { encrypted: r.encryptedKeysBase64, verificationNonce: r.verificationNonce };
+    });
+    const nonce = first.outputs.verificationNonce as string;
+    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const verify = (n: string, keys: string[]) => () => {
+      new keep.RekeyVerify("verify", { nonce: n, keys: pulumi.secret(keys) });
+    };
+    expect(await errorOf(stack.engine.up(verify("stale-nonce", plain)))).toMatch(
+      new RegExp(`the verification in progress has another nonce \\(${nonce}\\)`),
+    );
+    const wrong = Buffer.from(plain[1], "hex");
+    wrong[0] ^= 1;
+    expect(await errorOf(stack.engine.up(verify(nonce, [plain[0], wrong.toString("hex")])))).toMatch(/PUT \/v1\/sys\/rekey\/verify returned 400: recovered key does not match/);
+    expect(seal().attempt()).toEqual(expect.objectContaining({ verificationNonce: nonce, verificationProgress: 0 }));
+    expect(seal().masterKey().equals(before)).toBe(true);
+  });
+
   test("a wrong share fails clearly, the attempt is cancelled and the current shares stay valid", async () => {
     const old = seal().shares().keys;
     const before = seal().masterKey();
