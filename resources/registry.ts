@@ -28,6 +28,11 @@ import { storeSchemaSpec as transformStoreSchemaSpec } from "./keep/transform/st
 import { storeSpec as transformStoreSpec } from "./keep/transform/store";
 import { templateSpec as transformTemplateSpec } from "./keep/transform/template";
 import { transformationSpec as transformTransformationSpec } from "./keep/transform/transformation";
+import { credentialsSpec as cloudCredentialsSpec } from "./keep/cloud/credentials";
+import { leaseConfigSpec as cloudLeaseConfigSpec } from "./keep/cloud/lease-config";
+import { roleSpec as cloudRoleSpec } from "./keep/cloud/role";
+import { rootConfigSpec as cloudRootConfigSpec } from "./keep/cloud/root-config";
+import { rotateRootSpec as cloudRotateRootSpec } from "./keep/cloud/rotate-root";
 import { partitionSpec } from "./mesh/partition";
 import { configurationVersionSpec } from "./workspaces/configuration-version";
 import { workspaceSpec } from "./workspaces/workspace";
@@ -77,6 +82,11 @@ export const specsByClass = {
   "keep.transform.Store": transformStoreSpec,
   "keep.transform.StoreSchema": transformStoreSchemaSpec,
   "keep.transform.EncodedValue": transformEncodedValueSpec,
+  "keep.cloud.RootConfig": cloudRootConfigSpec,
+  "keep.cloud.LeaseConfig": cloudLeaseConfigSpec,
+  "keep.cloud.Role": cloudRoleSpec,
+  "keep.cloud.RotateRoot": cloudRotateRootSpec,
+  "keep.cloud.Credentials": cloudCredentialsSpec,
   "keep.Rekey": rekeySpec,
   "keep.RekeyVerify": rekeyVerifySpec,
   "keep.RekeyBackupDeletion": rekeyBackupDeletionSpec,

@@ -8,5 +8,6 @@ export type { EgpPolicyArgs } from "./policies/egp";
 export * as sync from "./sync";
 export * as kv from "./kv";
 export * as transform from "./transform";
+export * as cloud from "./cloud";
 export { Rekey, RekeyVerify, RekeyBackupDeletion, getRekeyStatus, getRekeyBackup, RekeyFunctionError } from "./rekey";
 export type { RekeyArgs, RekeyVerifyArgs, RekeyBackupDeletionArgs, RekeyTarget, RekeyStatus, RekeyBackup } from "./rekey";

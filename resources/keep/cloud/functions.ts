@@ -1,0 +1,168 @@
+/**
+ * Credentials of a cloud-credentials role: `getCredentials` (`GET <mount>/creds/<role>`) and
+ * `getStsCredentials` (`POST <mount>/sts/<role>`). Dynamic providers have no invoke, so these run in
+ * the program's process with the program's stack configuration (`keep:address`, `keep:token`, ...),
+ * through `programContext()`. Keys and tokens come back as Pulumi secrets; nothing is logged.
+ *
+ * Arguments are checked before any request (the TTL's format); what depends on the role (whether it
+ * takes a TTL, which role ARN to assume) is checked against one read of the role first. Right after
+ * a root rotation the provider refuses the engine's new key for a few seconds: the request is tried
+ * again with the retry policy's backoff meanwhile.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { failureMessage } from "../../../provider/advice";
+import { OperationContext, programContext } from "../../../provider/context";
+import { ApiError } from "../../../provider/errors";
+import { answerFields, keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
+import { validateInputs } from "../../../provider/validate";
+import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
+
+const targetShape = {
+  /** Where the engine is mounted (default `cloudA`). */
+  mount: cloudMount,
+  /** Namespace, overriding `keep:namespace`. */
+  namespace: z.string().min(1).optional(),
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster: z.string().min(1).optional(),
+  /** The role whose credentials are generated. */
+  role: pathSegment("role name"),
+};
+
+const credentialsArgs = z.strictObject({
+  ...targetShape,
+  /** `assumed_role`: the provider role to assume; may be left out when the role allows exactly one. */
+  roleArn: z.string().min(1).optional(),
+  /** `assumed_role` and `federation_token`: how long the credentials live (default: the role's `defaultStsTtl`, else 1h). */
+  ttl: cloudDuration.optional(),
+  /** `assumed_role`: the session name (at most 64 characters are kept); generated when left out. */
+  roleSessionName: z.string().min(1).optional(),
+});
+
+export type GetCredentialsArgs = z.input<typeof credentialsArgs>;
+/** Arguments of `getStsCredentials`: as `getCredentials`, for temporary credentials only. */
+export type GetStsCredentialsArgs = GetCredentialsArgs;
+
+/** Generated credentials as plain values (the Credentials resource keeps them as secret outputs). */
+export interface PlainCredentials {
+  accessKey: string;
+  secretKey: string;
+  /** Session token of temporary credentials; absent for IAM users. */
+  securityToken?: string;
+  /** ARN of the user or session the credentials belong to. */
+  arn?: string;
+  /** Lease of the credentials: revoke or renew it by this ID. */
+  leaseId: string;
+  /** Seconds the lease lasts. */
+  leaseDuration: number;
+  renewable: boolean;
+}
+
+/** Generated credentials: the keys and the token as Pulumi secrets. */
+export interface CloudCredentials {
+  /** Access key ID, as a Pulumi secret. */
+  accessKey: pulumi.Output<string>;
+  /** Secret access key, as a Pulumi secret. */
+  secretKey: pulumi.Output<string>;
+  /** Session token of temporary credentials (undefined for IAM users), as a Pulumi secret. */
+  securityToken: pulumi.Output<string | undefined>;
+  /** ARN of the user or session the credentials belong to. */
+  arn?: string;
+  leaseId: string;
+  /** Seconds the lease lasts. */
+  leaseDuration: number;
+  renewable: boolean;
+}
+
+/** An error of a cloud-credentials function: which call, what is wrong, what to do. */
+export class CloudFunctionError extends Error {
+  override readonly name = "CloudFunctionError";
+}
+
+type Args = z.output<typeof credentialsArgs>;
+
+function parseArgs(fn: string, args: unknown): Args {
+  const result = validateInputs(credentialsArgs, (args ?? {}) as Record<string, unknown>);
+  if (result.failures.length || !result.value) {
+    throw new CloudFunctionError(`keep.cloud.${fn}: invalid arguments: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+  }
+  return result.value;
+}
+
+/** The role's facts a request depends on, when it needs them; one read. */
+async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, via: "creds" | "sts"): Promise<void> {
+  if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
+  const client = keepClientOf(ctx, args);
+  const role = answerFields(await client.read(`${args.mount}/roles/${encodeURIComponent(args.role)}`, scopeOptions(args)));
+  const fail = (message: string): never => {
+    throw new CloudFunctionError(`keep.cloud.${fn}(role "${args.role}"): ${message}`);
+  };
+  if (!role) fail(`no such role at ${args.mount}/roles/${args.role}`);
+  const types = Array.isArray(role!.credential_types) ? role!.credential_types.map(String) : [];
+  const arns = Array.isArray(role!.role_arns) ? role!.role_arns.map(String) : [];
+  const temporary = types.filter((t) => t !== "iam_user");
+  if (via === "sts" && temporary.length === 0) fail("the role gives IAM users only, which sts/ does not: use getCredentials");
+  const type = via === "sts" ? temporary[0] : types.includes("iam_user") ? "iam_user" : types[0];
+  if (args.ttl !== undefined && type === "iam_user") fail("ttl: applies to assumed_role and federation_token credentials only; an IAM user's lease comes from the lease configuration");
+  if (type === "assumed_role") {
+    if (args.roleArn === undefined && arns.length > 1) fail(`roleArn: is required: the role allows ${arns.length} role ARNs (${arns.join(", ")})`);
+    if (args.roleArn !== undefined && !arns.includes(args.roleArn)) fail(`roleArn: ${args.roleArn} is not one the role allows (${arns.join(", ")})`);
+  } else if (args.roleArn !== undefined) {
+    fail(`roleArn: applies to assumed_role credentials only; the role gives ${type}`);
+  }
+}
+
+/** One credentials request, plain; shared by the functions and the Credentials resource. */
+export async function requestCredentials(fn: string, ctx: OperationContext, rawArgs: unknown, via: "creds" | "sts"): Promise<PlainCredentials> {
+  const args = parseArgs(fn, rawArgs);
+  try {
+    await checkAgainstRole(fn, ctx, args, via);
+    const client = keepClientOf(ctx, args);
+    const path = `${args.mount}/${via}/${encodeURIComponent(args.role)}`;
+    const params: Record<string, string> = {};
+    if (args.roleArn !== undefined) params.role_arn = args.roleArn;
+    if (args.roleSessionName !== undefined) params.role_session_name = args.roleSessionName;
+    if (args.ttl !== undefined) params.ttl = String(args.ttl);
+    const answer = await rideOutConsistency(client, `${via}/${args.role}`, () =>
+      via === "creds"
+        ? client.request<Record<string, unknown>>("GET", path, undefined, { ...scopeOptions(args), query: params })
+        : client.write<Record<string, unknown>>(path, params, scopeOptions(args)),
+    );
+    const data = answerFields(answer) ?? {};
+    return {
+      accessKey: String(data.access_key ?? ""),
+      secretKey: String(data.secret_key ?? ""),
+      ...(typeof data.security_token === "string" && data.security_token !== "" ? { securityToken: data.security_token } : {}),
+      ...(typeof data.arn === "string" && data.arn !== "" ? { arn: data.arn } : {}),
+      leaseId: String(answer?.lease_id ?? ""),
+      leaseDuration: Number(answer?.lease_duration ?? 0),
+      renewable: answer?.renewable === true,
+    };
+  } catch (e) {
+    if (e instanceof ApiError) throw new CloudFunctionError(failureMessage(`keep.cloud.${fn}(role "${args.role}") failed`, e), { cause: e });
+    throw e;
+  }
+}
+
+function asSecrets(plain: PlainCredentials): CloudCredentials {
+  const { accessKey, secretKey, securityToken, ...rest } = plain;
+  return { accessKey: pulumi.secret(accessKey), secretKey: pulumi.secret(secretKey), securityToken: pulumi.secret(securityToken), ...rest };
+}
+
+/**
+ * Credentials of a role (`GET <mount>/creds/<role>`): an IAM user's keys, or temporary credentials
+ * of an `assumed_role` or `federation_token` role. New credentials at every call; for credentials
+ * that stay the same across runs, declare a `keep.cloud.Credentials`.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getCredentials(args: GetCredentialsArgs, ctx: OperationContext = programContext()): Promise<CloudCredentials> {
+  return asSecrets(await requestCredentials("getCredentials", ctx, args, "creds"));
+}
+
+/**
+ * Temporary credentials of an `assumed_role` or `federation_token` role (`POST <mount>/sts/<role>`).
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getStsCredentials(args: GetStsCredentialsArgs, ctx: OperationContext = programContext()): Promise<CloudCredentials> {
+  return asSecrets(await requestCredentials("getStsCredentials", ctx, args, "sts"));
+}

@@ -1,0 +1,54 @@
+/**
+ * Lease configuration of the cloud-credentials engine: `<mount>/config/lease`, the lease and the
+ * longest lease of generated IAM users. Durations compare by length (`1h` = `60m` = `3600s`): the
+ * service answers them normalised (`1h0m0s`), which is no change.
+ */
+import { z } from "zod";
+import { keepObject } from "../../../provider/keep-object";
+import { defineResource, ResourceArgs } from "../../../provider/resource";
+import { cloudDuration, cloudMount, keepDeclaredForm, normalizeDuration, secondsOf } from "./common";
+
+const inputs = z
+  .object({
+    /** Where the engine is mounted (default `cloudA`). Part of the ID; changing it replaces the configuration. */
+    mount: cloudMount,
+    /** Lease of generated IAM users: seconds or a duration such as "30m" or "12h" (`h` is the largest unit). */
+    lease: cloudDuration,
+    /** Longest lease of generated IAM users, renewals included; at least `lease`. */
+    leaseMax: cloudDuration,
+  })
+  .superRefine((values, ctx) => {
+    const lease = secondsOf(values.lease);
+    const max = secondsOf(values.leaseMax);
+    if (lease !== undefined && max !== undefined && lease > max) {
+      ctx.addIssue({ code: "custom", path: ["lease"], message: `must not exceed leaseMax (${values.lease} is longer than ${values.leaseMax})` });
+    }
+  });
+
+const base = keepObject({
+  type: "CloudLeaseConfig",
+  description: "The lease settings of the cloud-credentials engine",
+  path: "{mount*}/config/lease",
+  id: "{mount*}",
+  list: false,
+  inputs,
+  answer: z.object({ lease: z.string(), lease_max: z.string() }).loose(),
+  normalize: { lease: normalizeDuration, leaseMax: normalizeDuration },
+  singleton: { leave: "the engine has no delete for its lease configuration; these leases stay in force until written again or the engine is unmounted" },
+});
+
+export const leaseConfigSpec: typeof base = {
+  ...base,
+  async read(ctx, id, state) {
+    const found = await base.read(ctx, id, state);
+    return found && { ...found, inputs: keepDeclaredForm(found.inputs, state, base.normalize ?? {}) as never };
+  },
+};
+
+/**
+ * The lease settings of a cloud-credentials engine (`<mount>/config/lease`). Destroy leaves them on
+ * the service. ID: `<mount>`.
+ */
+export const LeaseConfig = defineResource(leaseConfigSpec);
+export type LeaseConfig = InstanceType<typeof LeaseConfig>;
+export type LeaseConfigArgs = ResourceArgs<typeof leaseConfigSpec.inputs>;
