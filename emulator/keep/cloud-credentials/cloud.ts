@@ -41,7 +41,7 @@ export interface GeneratedIdentity {
 }
 
 /** The provider's answer to a call made with the engine's credentials. */
-export type CallFailure = { code: string; message: string; consistency: boolean };
+export type CallFailure = { code: string; message: string; consistency: boolean; /** The provider's HTTP status. */ status: number };
 
 export interface CloudSettings {
   /** How long a key made by a rotation is refused after it is made. */
@@ -77,12 +77,12 @@ export class FakeCloud {
 
   /** Whether the provider accepts a call signed with these credentials now. */
   check(accessKey: string | undefined, secretKey: string | undefined): CallFailure | undefined {
-    if (!accessKey || !secretKey) return { code: "NoCredentialProviders", message: "no valid providers in chain", consistency: false };
+    if (!accessKey || !secretKey) return { code: "NoCredentialProviders", message: "no valid providers in chain", consistency: false, status: 0 };
     const key = this.keys.get(accessKey);
-    const invalid = { code: "InvalidClientTokenId", message: "The security token included in the request is invalid.", consistency: false };
+    const invalid = { code: "InvalidClientTokenId", message: "The security token included in the request is invalid.", consistency: false, status: 403 };
     if (!key) return invalid;
     if (key.secret !== secretKey) {
-      return { code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match the signature you provided.", consistency: false };
+      return { code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match the signature you provided.", consistency: false, status: 403 };
     }
     if (Date.now() < key.usableAt) return { ...invalid, consistency: true };
     return undefined;
@@ -95,11 +95,16 @@ export class FakeCloud {
   /** CreateAccessKey: refused when the user holds two keys already (the provider's quota). */
   createKey(user: string, usableAfterMs: number): AccessKey | CallFailure {
     if (this.keysOf(user).length >= 2) {
-      return { code: "LimitExceeded", message: "Cannot exceed quota for AccessKeysPerUser: 2", consistency: false };
+      return { code: "LimitExceeded", message: "Cannot exceed quota for AccessKeysPerUser: 2", consistency: false, status: 409 };
     }
     const key = { id: newAccessKeyId(), secret: newSecretKey(), user, usableAt: Date.now() + usableAfterMs };
     this.keys.set(key.id, key);
     return key;
+  }
+
+  /** Every key usable everywhere now, as time passing would make them. */
+  settle(): void {
+    for (const key of this.keys.values()) key.usableAt = 0;
   }
 
   deleteKey(id: string): boolean {

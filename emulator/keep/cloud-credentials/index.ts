@@ -89,7 +89,8 @@ const rootOf = (mount: KeepMount) => mount.store.get<StoredRootConfig>(CLOUD_KIN
 function providerError(state: KeepState, failure: CallFailure, prefix: string, status: number): KeepError {
   const windowStatus = failure.consistency ? settingsOf(state).consistencyStatus : undefined;
   const requestId = randomBytes(16).toString("hex");
-  return new KeepError(windowStatus ?? status, [`${prefix}: ${failure.code}: ${failure.message}\n\tstatus code: 403, request id: ${requestId}`]);
+  const detail = failure.status ? `\n\tstatus code: ${failure.status}, request id: ${requestId}` : "";
+  return new KeepError(windowStatus ?? status, [`${prefix}: ${failure.code}: ${failure.message}${detail}`]);
 }
 
 /** A username from the configured template; one over the provider's limit is a 500, as in the service. */
@@ -351,6 +352,8 @@ export interface CloudCredentialsAccess {
   deleteKey(id: string, ref?: CloudMountRef): boolean;
   /** Whether the provider accepts calls signed with this access key now. */
   isKeyUsable(id: string, ref?: CloudMountRef): boolean;
+  /** Makes every key usable now, as the provider becoming consistent would. */
+  settle(ref?: CloudMountRef): void;
   /** Users and sessions credentials were generated for, oldest first. */
   generated(ref?: CloudMountRef): GeneratedIdentity[];
   /** The stored root configuration, secret key included. */
@@ -383,6 +386,7 @@ export function cloudCredentialsAccess(state: KeepState): CloudCredentialsAccess
       const { cloud } = locate(ref);
       return cloud.check(id, cloud.keys.get(id)?.secret) === undefined;
     },
+    settle: (ref) => locate(ref).cloud.settle(),
     generated: (ref) => structuredClone(locate(ref).cloud.generated),
     rootConfig: (ref) => {
       const root = rootOf(locate(ref).mount);
