@@ -15,7 +15,7 @@ interface Role {
 }
 
 beforeAll(() => {
-  const engine = keep().router.engine("transform", { summary: "Transform engine (test shape)." });
+  const engine = keep().router.engine("gadget", { summary: "An engine of the test's own (the shape of a transform engine)." });
   addCollection<Role>(engine, {
     path: "role",
     label: "transform role",
@@ -34,34 +34,34 @@ beforeAll(() => {
     writeAnswer: "view",
     parse: (body) => ({ alphabet: String(body.alphabet ?? "") }),
   });
-  keep().mount("transform", "transform");
-  keep().mount("tx/prod", "transform");
+  keep().mount("gadgets", "gadget");
+  keep().mount("tx/prod", "gadget");
 });
 
 describe("a collection over HTTP", () => {
   test("write, read, list and delete, answered inside data with the engine's mount type", async () => {
-    expect((await call("POST", "/v1/transform/role/payments", { body: { transformations: "ccn, ssn" } })).status).toBe(204);
-    const read = await call("GET", "/v1/transform/role/payments");
+    expect((await call("POST", "/v1/gadgets/role/payments", { body: { transformations: "ccn, ssn" } })).status).toBe(204);
+    const read = await call("GET", "/v1/gadgets/role/payments");
     expect(read.status).toBe(200);
-    expectEnvelope(read.body, "transform");
+    expectEnvelope(read.body, "gadget");
     expect(read.body.data).toEqual({ transformations: ["ccn", "ssn"] });
     // Engines answer only inside data.
     expect(read.body.transformations).toBeUndefined();
 
-    const list = await call("GET", "/v1/transform/role?list=true");
+    const list = await call("GET", "/v1/gadgets/role?list=true");
     expect(list.body.data).toEqual({ keys: ["payments"] });
     expect(list.body.keys).toBeUndefined();
 
-    expect((await call("DELETE", "/v1/transform/role/payments")).status).toBe(204);
-    expectErrors(await call("GET", "/v1/transform/role/payments"), 404);
-    const empty = await call("GET", "/v1/transform/role?list=true");
+    expect((await call("DELETE", "/v1/gadgets/role/payments")).status).toBe(204);
+    expectErrors(await call("GET", "/v1/gadgets/role/payments"), 404);
+    const empty = await call("GET", "/v1/gadgets/role?list=true");
     expect(empty.status).toBe(404);
     expect(empty.body).toEqual({ errors: [] });
   });
 
   test("the parse function's refusal is a 400 and stores nothing", async () => {
-    expect(expectErrors(await call("POST", "/v1/transform/role/bad", { body: { transformations: ["a b"] } }), 400)[0]).toContain("transformations");
-    expect(keep().objects.read({ mount: "transform", kind: "role", name: "bad" })).toBeUndefined();
+    expect(expectErrors(await call("POST", "/v1/gadgets/role/bad", { body: { transformations: ["a b"] } }), 400)[0]).toContain("transformations");
+    expect(keep().objects.read({ mount: "gadgets", kind: "role", name: "bad" })).toBeUndefined();
   });
 
   test("seeds, name rules and a write that answers the object", async () => {
@@ -79,7 +79,7 @@ describe("mounts dispatch to their engine", () => {
   test("each mount has its own objects; a multi-segment mount routes by its whole path", async () => {
     await call("POST", "/v1/tx/prod/role/only-prod", { body: { transformations: ["t"] } });
     expect((await call("GET", "/v1/tx/prod/role/only-prod")).status).toBe(200);
-    expectErrors(await call("GET", "/v1/transform/role/only-prod"), 404);
+    expectErrors(await call("GET", "/v1/gadgets/role/only-prod"), 404);
     const unrouted = expectErrors(await call("GET", "/v1/tx/role/only-prod"), 404);
     expect(unrouted[0]).toContain("tx/role/only-prod");
     // Every segment of the mount path must match, not only the first.
@@ -88,16 +88,16 @@ describe("mounts dispatch to their engine", () => {
 
   test("an engine mounted in a namespace is reached through the header or the path prefix", async () => {
     keep().addNamespace("team-t");
-    keep().mount("transform", "transform", { namespace: "team-t" });
-    await call("POST", "/v1/team-t/transform/role/ns-role", { body: { transformations: ["x"] } });
-    const byHeader = await call("GET", "/v1/transform/role/ns-role", { headers: { "X-Keep-Namespace": "team-t" } });
+    keep().mount("gadgets", "gadget", { namespace: "team-t" });
+    await call("POST", "/v1/team-t/gadgets/role/ns-role", { body: { transformations: ["x"] } });
+    const byHeader = await call("GET", "/v1/gadgets/role/ns-role", { headers: { "X-Keep-Namespace": "team-t" } });
     expect(byHeader.body.data).toEqual({ transformations: ["x"] });
-    expectErrors(await call("GET", "/v1/transform/role/ns-role"), 404);
+    expectErrors(await call("GET", "/v1/gadgets/role/ns-role"), 404);
   });
 
   test("a path the engine has no route for is 404, a method it lacks is 405", async () => {
-    expectErrors(await call("GET", "/v1/transform/nowhere/x"), 404);
-    expectErrors(await call("PATCH", "/v1/transform/role/x", { body: {} }), 405);
+    expectErrors(await call("GET", "/v1/gadgets/nowhere/x"), 404);
+    expectErrors(await call("PATCH", "/v1/gadgets/role/x", { body: {} }), 405);
   });
 
   test("help under a mount documents the engine's routes relative to the queried path", async () => {
@@ -111,14 +111,14 @@ describe("mounts dispatch to their engine", () => {
 
 describe("out-of-band access", () => {
   test("read, view, write, change, delete and list any stored object", async () => {
-    const ref = { mount: "transform", kind: "role", name: "oob" };
+    const ref = { mount: "gadgets", kind: "role", name: "oob" };
     keep().objects.write(ref, { transformations: ["one"] });
-    expect((await call("GET", "/v1/transform/role/oob")).body.data).toEqual({ transformations: ["one"] });
+    expect((await call("GET", "/v1/gadgets/role/oob")).body.data).toEqual({ transformations: ["one"] });
     expect(keep().objects.view(ref)).toEqual({ transformations: ["one"] });
 
     // A change behind the program's back is what the API answers next.
     keep().objects.change<Role>(ref, { transformations: ["drifted"] });
-    expect((await call("GET", "/v1/transform/role/oob")).body.data.transformations).toEqual(["drifted"]);
+    expect((await call("GET", "/v1/gadgets/role/oob")).body.data.transformations).toEqual(["drifted"]);
     keep().objects.change<Role>(ref, (role) => ({ transformations: [...role.transformations, "more"] }));
     expect(keep().objects.read<Role>(ref)).toEqual({ transformations: ["drifted", "more"] });
 
@@ -126,10 +126,10 @@ describe("out-of-band access", () => {
     keep().objects.read<Role>(ref)!.transformations.push("not stored");
     expect(keep().objects.read<Role>(ref)!.transformations).toEqual(["drifted", "more"]);
 
-    expect(keep().objects.list({ mount: "transform", kind: "role" })).toContain("oob");
+    expect(keep().objects.list({ mount: "gadgets", kind: "role" })).toContain("oob");
     expect(keep().objects.delete(ref)).toBe(true);
     expect(keep().objects.delete(ref)).toBe(false);
-    expectErrors(await call("GET", "/v1/transform/role/oob"), 404);
+    expectErrors(await call("GET", "/v1/gadgets/role/oob"), 404);
     expect(() => keep().objects.change(ref, {})).toThrow(/oob/);
   });
 
@@ -155,19 +155,19 @@ describe("change events", () => {
         : `${change.change} ${where} ${change.source}`);
     });
     try {
-      await call("POST", "/v1/transform/role/evt", { body: { transformations: ["a"] } });
-      keep().objects.change({ mount: "transform", kind: "role", name: "evt" }, { transformations: ["b"] });
-      await call("DELETE", "/v1/transform/role/evt");
-      await call("POST", "/v1/sys/mounts/extra", { body: { type: "transform" } });
+      await call("POST", "/v1/gadgets/role/evt", { body: { transformations: ["a"] } });
+      keep().objects.change({ mount: "gadgets", kind: "role", name: "evt" }, { transformations: ["b"] });
+      await call("DELETE", "/v1/gadgets/role/evt");
+      await call("POST", "/v1/sys/mounts/extra", { body: { type: "gadget" } });
       await call("DELETE", "/v1/sys/mounts/extra");
     } finally {
       stop();
     }
-    await call("POST", "/v1/transform/role/after", { body: {} });
+    await call("POST", "/v1/gadgets/role/after", { body: {} });
     expect(seen).toEqual([
-      "write root:transform role/evt api",
-      "write root:transform role/evt out-of-band",
-      "delete root:transform role/evt api",
+      "write root:gadgets role/evt api",
+      "write root:gadgets role/evt out-of-band",
+      "delete root:gadgets role/evt api",
       "mount root:extra api",
       "unmount root:extra api",
     ]);
