@@ -50,7 +50,8 @@ export const credentialsSpec = operationSpec({
   secretOutputs: ["accessKey", "secretKey", "securityToken"],
   label: (values) => `${values.mount}/${values.endpoint}/${values.role}`,
   async run(ctx, values) {
-    const { endpoint, ...args } = values;
+    // `triggers` only decides when to run again; it is no argument of the request.
+    const { endpoint, triggers: _triggers, ...args } = values as typeof values & { triggers?: unknown };
     return requestCredentials("Credentials", ctx, args, endpoint);
   },
 });

@@ -125,7 +125,7 @@ export async function requestCredentials(fn: string, ctx: OperationContext, rawA
     if (args.ttl !== undefined) params.ttl = String(args.ttl);
     const answer = await rideOutConsistency(client, `${via}/${args.role}`, () =>
       via === "creds"
-        ? client.request<Record<string, unknown>>("GET", path, undefined, { ...scopeOptions(args), query: params })
+        ? client.request<Record<string, unknown>>("GET", path, undefined, { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) })
         : client.write<Record<string, unknown>>(path, params, scopeOptions(args)),
     );
     const data = answerFields(answer) ?? {};
