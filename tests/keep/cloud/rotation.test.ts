@@ -73,7 +73,8 @@ describe("keep.cloud.RotateRoot", () => {
   test("a change of triggers rotates once more, riding out the provider's refusal of the fresh key", async () => {
     // The last rotation's key is refused for a while: the next rotation is tried again meanwhile.
     cloud.settings.consistencyWindowMs = 1500;
-    const before = (await (await fetch(`${stack.keep.url}/v1/cloudA/config/rotate-root`, { method: "POST", headers: { "X-Keep-Token": stack.keep.rootToken } })).json()).data.access_key;
+    const rotatedByHand = await fetch(`${stack.keep.url}/v1/cloudA/config/rotate-root`, { method: "POST", headers: { "X-Keep-Token": stack.keep.rootToken } });
+    const before = ((await rotatedByHand.json()) as { data: { access_key: string } }).data.access_key;
     stack.keep.log.clear();
     const up = await stack.engine.up(program({ triggers: ["2025-02"] }));
     expect(summarize(up.steps)).toEqual({ same: 1, replace: 1 });
