@@ -110,7 +110,7 @@ describe("mesh.Partition deletion rules", () => {
     expect(error).toBeInstanceOf(EngineError);
     expect(error.message).toMatch(/partition "slow" is marked for deletion, but the service had not finished deleting its data after 0.05 s/);
     expect(error.message).toMatch(/run destroy again later, or raise deletionTimeoutSeconds/);
-    expect(stack.mesh.getPartition("slow")?.DeletedAt).toBeDefined();
+    expect(stack.mesh.getPartition("slow")?.DeletedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(stack.engine.state.size).toBe(1);
 
     // The background deletion completes; destroying again finds nothing left to wait for.
@@ -130,7 +130,7 @@ describe("mesh.Partition deletion rules", () => {
     expect(result.outputs.deletedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     await stack.engine.destroy();
     // A reference is never deleted by the program.
-    expect(stack.mesh.getPartition("leaving")).toBeDefined();
+    expect(stack.mesh.getPartition("leaving")?.Description).toBe("on its way out");
     stack.mesh.deletePartitionNow("leaving");
   });
 });

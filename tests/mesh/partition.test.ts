@@ -91,7 +91,7 @@ describe("mesh.Partition", () => {
     expect(stack.engine.state.size).toBe(0);
     const result = await stack.engine.up(program("na-east", "NA West, production"));
     expect(summarize(result.steps)).toEqual({ create: 1 });
-    expect(stack.mesh.getPartition("na-east")).toBeDefined();
+    expect(stack.mesh.getPartition("na-east")?.Description).toBe("NA West, production");
   });
 
   test("a partition found marked for deletion on refresh counts as gone", async () => {

@@ -160,7 +160,7 @@ describe("KeepClient", () => {
       expect((refused as ApiError).status).toBe(412);
       const client = clientWith({ "keep:namespace": "team-x", "keep:requestHeader": "true", "keep:maxRetries": "0" });
       await client.write("sys/policies/acl/scoped", { policy: "x" });
-      expect(emulator.getPolicy("acl", "scoped", "team-x")).toBeDefined();
+      expect(emulator.getPolicy("acl", "scoped", "team-x")?.policy).toBe("x");
       expect(emulator.log.entries.at(-1)?.headers["x-keep-namespace"]).toBe("team-x");
       expect(emulator.log.entries.at(-1)?.headers["x-keep-request"]).toBe("true");
     } finally {

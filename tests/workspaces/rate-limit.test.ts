@@ -24,7 +24,7 @@ describe("rate limit", () => {
     expect(posts.filter((e) => e.status === 429).length).toBeGreaterThan(0);
     expect(posts.filter((e) => e.status === 201)).toHaveLength(COUNT);
     expect(posts.every((e) => e.status === 201 || e.status === 429)).toBe(true);
-    for (let i = 0; i < COUNT; i++) expect(stack.emu.findWorkspace("acme", `burst-${String(i).padStart(3, "0")}`)).toBeDefined();
+    for (let i = 0; i < COUNT; i++) expect(stack.emu.findWorkspace("acme", `burst-${String(i).padStart(3, "0")}`)?.organization).toBe("acme");
   });
 
   test("destroying them under the same limit succeeds too", async () => {

@@ -83,7 +83,7 @@ describe("workspace adoption and references", () => {
     });
     expect(result.outputs).toEqual({ description: "shared by teams", organization: "globex", sameCreation: true });
     await stack.engine.destroy();
-    expect(stack.emu.getWorkspace(id)).toBeDefined();
+    expect(stack.emu.getWorkspace(id)?.attributes.description).toBe("shared by teams");
   });
 
   test("a create whose answer was lost takes the workspace the first attempt made into state: no orphan, no duplicate", async () => {

@@ -179,7 +179,7 @@ describe("workspaces.Workspace lifecycle", () => {
     expect(summarize(refreshed.steps)).toEqual({ delete: 1 });
     expect(summarize((await stack.engine.preview(program({ organization: "globex" }))).steps)).toEqual({ create: 1 });
     await stack.engine.up(program({ organization: "globex" }));
-    expect(stack.emu.findWorkspace("globex", "app")).toBeDefined();
+    expect(stack.emu.findWorkspace("globex", "app")?.organization).toBe("globex");
   });
 
   test("destroy deletes the workspace", async () => {
