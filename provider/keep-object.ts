@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { OperationContext } from "./context";
 import { ResponseShapeError } from "./errors";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
-import { InputShape, resourceSpec, ResourceSpec } from "./spec";
+import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
 import { CLUSTER_NAME } from "./config";
 
 // ---------------------------------------------------------------------------------------------
@@ -203,6 +203,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   normalize?: { [K in keyof Out<S>]?: (value: Out<S>[K]) => unknown };
   /** IDs of listed keys, when a key is not the last path parameter. */
   idsOfKeys?(keys: string[]): string[];
+  /** Inputs naming other objects, for the import command (ResourceSpec.references). */
+  references?: { [K in keyof Out<S>]?: InputReference<Out<S> & KeepScope> };
 }
 
 const SCOPE_KEYS = ["namespace", "cluster"] as const;
@@ -330,6 +332,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     secretOutputs: declaration.secretOutputs as never,
     writeOnly: writeOnly as never,
     normalize: declaration.normalize as never,
+    references: declaration.references as never,
     builtIn: declaration.builtIn as never,
     naturalId,
     fromId,

@@ -68,11 +68,27 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   isConflict?(error: ApiError): boolean;
   /** IDs of every object of this kind the configured scope holds (for the import command). */
   list?(ctx: OperationContext): Promise<string[]>;
+  /**
+   * Inputs that name other objects of the package (a role's transformations, an association's
+   * destination): the import command declares them as the named object's output rather than a
+   * repeated string, so the program orders and ties them together. A list input refers element by element.
+   */
+  references?: { [K in keyof z.output<S>]?: InputReference<z.output<S>> };
   create(ctx: OperationContext, inputs: z.output<S>): Promise<{ id: string; computed: z.output<O> }>;
   /** Undefined when the object does not exist (any more). */
   read(ctx: OperationContext, id: string, state?: Record<string, unknown>): Promise<ReadResult<z.output<S>, z.output<O>> | undefined>;
   update(ctx: OperationContext, id: string, news: z.output<S>, olds: Record<string, unknown>): Promise<z.output<O>>;
   delete(ctx: OperationContext, id: string, state: Record<string, unknown>): Promise<void>;
+}
+
+/** How an input names another object (see `ResourceSpec.references`). */
+export interface InputReference<I = Record<string, unknown>> {
+  /** Short type tokens of the objects the value may name (`keep:TransformTemplate`). */
+  types: readonly string[];
+  /** The natural ID (scope included) of the object a value, or one element of a list, names. */
+  id(value: string, inputs: I): string;
+  /** The output of the named object that equals the value; `name` by default. */
+  output?: string;
 }
 
 /** What every dynamic resource's type token starts with (the engine's module of dynamic providers). */

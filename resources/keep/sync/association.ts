@@ -133,6 +133,12 @@ export const associationSpec = resourceSpec({
   module: "keep",
   type: "SyncAssociation",
   description: "A secret synced to a sync destination",
+  references: {
+    destinationName: {
+      types: ["keep:SyncCloudASmDestination", "keep:SyncCloudBKvDestination", "keep:SyncCloudCSmDestination", "keep:SyncRepoHostDestination", "keep:SyncWebHostProjectDestination"],
+      id: (name, v) => keepId(v, `${v.destinationType}/${name}`),
+    },
+  },
   inputs,
   computed,
   replaceOnChanges: ["destinationType", "destinationName", "mount", "secretName", "namespace", "cluster"],

@@ -1,6 +1,6 @@
 /** Transform role: `<mount>/role/:name`, the transformations a caller of encode and decode may use. */
 import { z } from "zod";
-import { keepObject, pathSegment } from "../../../provider/keep-object";
+import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { transformMount } from "./common";
 
@@ -24,6 +24,7 @@ export const roleSpec = keepObject({
   list: "{mount*}/role",
   inputs,
   normalize: { transformations: (names) => [...names].sort() },
+  references: { transformations: { types: ["keep:TransformTransformation"], id: (name, v) => keepId(v, `${v.mount}/transformation/${name}`) } },
 });
 
 /** A role of the transform engine. ID: `<mount>/role/<name>`. */

@@ -1,6 +1,6 @@
 /** Transform template: `<mount>/template/:name`, the pattern whose capture groups are transformed. */
 import { z } from "zod";
-import { keepObject } from "../../../provider/keep-object";
+import { keepId, keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { builtInOf, objectName, transformMount, withoutDefaults } from "./common";
@@ -64,6 +64,7 @@ const base = keepObject({
   list: "{mount*}/template",
   inputs,
   builtIn: builtInOf("template"),
+  references: { alphabet: { types: ["keep:TransformAlphabet"], id: (name, v) => keepId(v, `${v.mount}/alphabet/${name}`) } },
 });
 
 export const templateSpec: typeof base = {

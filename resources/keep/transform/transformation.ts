@@ -3,7 +3,7 @@
  * `<mount>/transformation/:name`. The type is immutable: changing it replaces the transformation.
  */
 import { z } from "zod";
-import { answerFields, keepClientOf, keepObject, pathSegment, pathTemplate, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { answerFields, keepClientOf, keepId, keepObject, pathSegment, pathTemplate, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { duration, inDeclaredForm, normalizeDuration, transformMount, withoutDefaults } from "./common";
@@ -93,6 +93,11 @@ const base = keepObject({
   normalize: {
     maxTtl: normalizeDuration,
     allowedRoles: (roles) => [...roles].sort(),
+  },
+  // allowedRoles is left out: roles name their transformations, and a reference each way would be a cycle.
+  references: {
+    template: { types: ["keep:TransformTemplate"], id: (name, v) => keepId(v, `${v.mount}/template/${name}`) },
+    stores: { types: ["keep:TransformStore"], id: (name, v) => keepId(v, `${v.mount}/stores/${name}`) },
   },
 });
 
