@@ -302,8 +302,16 @@ export class KeepEngine implements EngineDescriptor {
   }
 }
 
+/**
+ * Runs around an operation: may refuse it (throw) or act after it (`next` runs the operation and
+ * the hooks inside this one). Replication refuses writes on a secondary and follows a primary's.
+ */
+export type OperationHook = (request: KeepRequest, kind: KeepOperationKind, next: () => Promise<KeepReply | void>) => Promise<KeepReply | void>;
+
 export class KeepRouter {
   private readonly engines = new Map<string, KeepEngine>();
+  /** Hooks around every operation, outermost first. */
+  readonly operationHooks: OperationHook[] = [];
   /** The service's own backend, mounted at `sys/` in every namespace. */
   readonly system: KeepEngine;
 
@@ -461,7 +469,7 @@ export class KeepRouter {
     const operation = kind && matched.compiled.route.operations[kind];
     if (!operation) throw unsupportedOperation();
 
-    const result = await operation.handler({
+    const keepRequest: KeepRequest = {
       state: this.state,
       namespace,
       mount,
@@ -473,7 +481,12 @@ export class KeepRouter {
       mountPath: mountPath.join("/"),
       token: this.state.isValidToken(token) ? token : undefined,
       raw: request,
-    });
+    };
+    const run = this.operationHooks.reduceRight<() => Promise<KeepReply | void>>(
+      (next, hook) => () => hook(keepRequest, kind, next),
+      async () => operation.handler(keepRequest),
+    );
+    const result = await run();
     return result ?? noContent();
   }
 }

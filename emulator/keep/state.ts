@@ -113,6 +113,11 @@ export class ObjectStore {
     return true;
   }
 
+  /** Kinds this store has held or seeded, sorted (replication copies and compares them all). */
+  kindNames(): string[] {
+    return [...this.kinds.keys()].sort();
+  }
+
   /** Names of a kind, sorted. */
   names(kind: string): string[] {
     return [...this.kindMap(kind).keys()].sort();
