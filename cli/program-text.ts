@@ -1,5 +1,14 @@
-/** Writes the TypeScript that declares existing objects with adoption on, for the import command. */
-import { ResourceSpec } from "../provider/spec";
+/**
+ * Writes the TypeScript that declares existing objects with adoption on, for the import command.
+ *
+ * Generic over the specs: inputs a spec declares as `references` become the named object's output
+ * (so the program orders and ties them together); required inputs the service never returns become
+ * stack config the user sets (secrets as `{ fromConfig }` references, design §8, others through
+ * `config.require`), each listed as a `pulumi config set` command; names are readable, unique and
+ * the same from one run to the next for the same objects.
+ */
+import { z } from "zod";
+import { InputReference, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/registry";
 
 export interface ImportedObject {
@@ -9,12 +18,54 @@ export interface ImportedObject {
   inputs: Record<string, unknown>;
 }
 
+/** A stack config value the printed program reads and the user must set. */
+export interface ConfigSetting {
+  /** Key within the project's config namespace. */
+  key: string;
+  secret: boolean;
+  /** Which object and input it is, for the command's comment. */
+  about: string;
+}
+
+export interface ImportedProgram {
+  /** The program (index.ts). */
+  text: string;
+  /** Stack config the program reads; see `configCommands`. */
+  settings: ConfigSetting[];
+}
+
 /** A resource name from an ID: `team-a:readers` → `team-a-readers`. */
 export function resourceNameOf(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "imported";
 }
 
+/**
+ * The resource name of an imported object: from its ID (`team-a:transform/role/payments` →
+ * `team-a-transform-role-payments`), or from its name when the ID is a generated one (`ws-…`).
+ */
+export function readableNameOf(object: Pick<ImportedObject, "id" | "inputs">): string {
+  const name = object.inputs.name;
+  if (typeof name !== "string" || object.id.includes(name)) return resourceNameOf(object.id);
+  const scope = [object.inputs.namespace, object.inputs.organization].filter((s): s is string => typeof s === "string");
+  return resourceNameOf([...scope, name].join("-"));
+}
+
+/** `team-a-readers` → `teamAReaders`. */
+function camelOf(text: string): string {
+  const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const camel = words.map((w, i) => (i === 0 ? w[0].toLowerCase() + w.slice(1) : w[0].toUpperCase() + w.slice(1))).join("");
+  return /^[A-Za-z_$]/.test(camel) ? camel : `_${camel}`;
+}
+
+const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** Code, as opposed to a value, inside the argument object. */
+class Code {
+  constructor(readonly text: string) {}
+}
+
 function literal(value: unknown, indent: string): string {
+  if (value instanceof Code) return value.text;
   if (typeof value === "string") {
     // Multi-line text (policies) reads best as a template literal.
     if (value.includes("\n")) return "`" + value.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${") + "`";
@@ -39,18 +90,192 @@ function classPathOf(spec: ResourceSpec): string {
   return registeredResources.find((r) => r.spec === spec)?.path ?? `${spec.module}.${spec.type}`;
 }
 
-export function programText(objects: ImportedObject[]): string {
-  const modules = [...new Set(objects.map((o) => classPathOf(o.spec).split(".")[0]))].sort();
-  const lines = [`import { ${modules.join(", ")} } from "pulumi-keepstack";`, ""];
-  const used = new Set<string>();
-  for (const { spec, id, inputs } of objects) {
-    let name = resourceNameOf(id);
-    for (let n = 2; used.has(name); n++) name = `${resourceNameOf(id)}-${n}`;
-    used.add(name);
-    const missing = (spec.writeOnly ?? []).filter((k) => inputs[k] === undefined);
-    for (const key of missing) lines.push(`// ${key}: the service does not return it; set it before running up.`);
-    const args = { ...inputs, adopt: true };
-    lines.push(`new ${classPathOf(spec)}(${JSON.stringify(name)}, ${literal(args, "")});`, "");
+const shortType = (spec: ResourceSpec) => shortTypeOf(tokenOf(spec));
+
+/** Whether an input of the spec is required, and whether it takes a secret reference. */
+function inputFacts(spec: ResourceSpec, key: string): { required: boolean; acceptsReference: boolean } {
+  const schema = (spec.inputs.shape as Record<string, z.ZodType | undefined>)[key];
+  if (!schema) return { required: false, acceptsReference: false };
+  return {
+    required: !schema.safeParse(undefined).success,
+    acceptsReference: schema.safeParse({ fromConfig: "project:key" }).success,
+  };
+}
+
+/** The schema inside optional, default and nullable wrappers. */
+function innerSchema(schema: z.ZodType): z.ZodType {
+  let s = schema as z.ZodType & { unwrap?: () => z.ZodType; def?: { innerType?: z.ZodType } };
+  while (s.def?.innerType) s = s.def.innerType as typeof s;
+  return s;
+}
+
+/** How the program reads a required plain input from stack config, typed as the input is. */
+function configRead(spec: ResourceSpec, key: string, configKey: string): string {
+  const schema = innerSchema((spec.inputs.shape as Record<string, z.ZodType>)[key]);
+  const options = (schema as { options?: unknown[] }).options;
+  if (Array.isArray(options) && options.every((o) => typeof o === "string")) {
+    const union = options.map((o) => JSON.stringify(o)).join(" | ");
+    return `config.require<${union}>(${JSON.stringify(configKey)}, { allowedValues: [${options.map((o) => JSON.stringify(o)).join(", ")}] })`;
   }
-  return lines.join("\n");
+  if (schema.safeParse(1).success && !schema.safeParse("1").success) return `config.requireNumber(${JSON.stringify(configKey)})`;
+  return `config.require(${JSON.stringify(configKey)})`;
+}
+
+/**
+ * The inputs as the service reports them, less values it fills in itself (spec.effective) where
+ * the spec's schema refuses the whole set: a service may report settings a program must not
+ * declare together (a workspace's deprecated `operations` beside its `executionMode`). Leaving an
+ * effective value out keeps the value in use, so adoption changes nothing.
+ */
+export function consistentInputs(spec: ResourceSpec, inputs: Record<string, unknown>): Record<string, unknown> {
+  const issues = (values: Record<string, unknown>) => {
+    const parsed = spec.inputs.safeParse(values);
+    return parsed.success ? 0 : parsed.error.issues.length;
+  };
+  let current = { ...inputs };
+  let count = issues(current);
+  for (let improved = true; count > 0 && improved; ) {
+    improved = false;
+    for (const key of Object.keys(spec.effective ?? {})) {
+      if (!(key in current)) continue;
+      const { [key]: _dropped, ...rest } = current;
+      const left = issues(rest);
+      if (left < count) {
+        current = rest;
+        count = left;
+        improved = true;
+        break;
+      }
+    }
+  }
+  return current;
+}
+
+interface Planned {
+  object: ImportedObject;
+  name: string;
+  variable: string;
+  /** Objects this one refers to (indexes into the plan). */
+  dependsOn: Set<number>;
+}
+
+/**
+ * The program declaring `objects` (in the given order, apart from referenced objects, which come
+ * before the objects that refer to them).
+ */
+export function renderProgram(objects: ImportedObject[]): ImportedProgram {
+  const names = new Map<string, Set<string>>();
+  const variables = new Set<string>(["pulumi", "keep", "workspaces", "mesh", "config", "fromConfig"]);
+  const plan: Planned[] = objects.map((object) => {
+    // Pulumi names are unique per type; variables per program.
+    const taken = names.get(shortType(object.spec)) ?? new Set<string>();
+    names.set(shortType(object.spec), taken);
+    const base = readableNameOf(object);
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+    taken.add(name);
+    let variable = camelOf(name);
+    if (variables.has(variable)) variable = camelOf(`${object.spec.type}-${name}`);
+    const start = variable;
+    for (let n = 2; variables.has(variable); n++) variable = `${start}${n}`;
+    variables.add(variable);
+    return { object, name, variable, dependsOn: new Set<number>() };
+  });
+
+  const byTypeAndId = new Map<string, number>();
+  plan.forEach((p, i) => byTypeAndId.set(`${shortType(p.object.spec)} ${p.object.id}`, i));
+  const referenced = new Set<number>();
+  const settings: ConfigSetting[] = [];
+  let usesPulumi = false;
+
+  /** An input's value as printed: a referenced object's output where the spec declares one. */
+  const valueOf = (self: number, key: string, value: unknown): unknown => {
+    const ref = (plan[self].object.spec.references as Record<string, InputReference | undefined> | undefined)?.[key];
+    if (!ref) return value;
+    const one = (v: unknown): unknown => {
+      if (typeof v !== "string") return v;
+      const id = ref.id(v, plan[self].object.inputs);
+      for (const type of ref.types) {
+        const target = byTypeAndId.get(`${type} ${id}`);
+        if (target === undefined || target === self) continue;
+        plan[self].dependsOn.add(target);
+        referenced.add(target);
+        return new Code(`${plan[target].variable}.${ref.output ?? "name"}`);
+      }
+      return v;
+    };
+    return Array.isArray(value) ? value.map(one) : one(value);
+  };
+
+  const bodies = plan.map((p, i) => {
+    const { spec, inputs } = p.object;
+    const comments: string[] = [];
+    const args: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(consistentInputs(spec, inputs))) args[key] = valueOf(i, key, value);
+    for (const key of spec.writeOnly ?? []) {
+      if (inputs[key] !== undefined) continue;
+      const { required, acceptsReference } = inputFacts(spec, key);
+      const configKey = `${p.variable}${upperFirst(key)}`;
+      const about = `${classPathOf(spec)} "${p.name}": ${key}`;
+      if (required && acceptsReference) {
+        args[key] = new Code(`fromConfig(${JSON.stringify(configKey)})`);
+        settings.push({ key: configKey, secret: true, about });
+      } else if (required) {
+        args[key] = new Code(configRead(spec, key, configKey));
+        settings.push({ key: configKey, secret: (spec.secretInputs ?? []).includes(key), about });
+      } else {
+        const how = acceptsReference ? ` (as fromConfig(${JSON.stringify(configKey)}), with \`pulumi config set --secret ${configKey}\`)` : "";
+        comments.push(`// ${key}: the service does not return it; declare it if the object has one${how}.`);
+      }
+    }
+    if (settings.length) usesPulumi = true;
+    return { comments, args: { ...args, adopt: true } };
+  });
+
+  // Referenced objects first; otherwise the given order (a depth-first walk keeps it stable).
+  const order: number[] = [];
+  const placed = new Set<number>();
+  const place = (i: number, path: Set<number>) => {
+    if (placed.has(i) || path.has(i)) return;
+    path.add(i);
+    for (const d of [...plan[i].dependsOn].sort((a, b) => a - b)) place(d, path);
+    placed.add(i);
+    order.push(i);
+  };
+  plan.forEach((_, i) => place(i, new Set()));
+
+  const modules = [...new Set(objects.map((o) => classPathOf(o.spec).split(".")[0]))].sort();
+  const lines: string[] = [];
+  if (usesPulumi) lines.push(`import * as pulumi from "@pulumi/pulumi";`);
+  lines.push(`import { ${modules.join(", ")} } from "pulumi-keepstack";`, "");
+  if (settings.some((s) => s.secret)) {
+    lines.push(
+      "// Credentials the service never returns, by reference: set them with the `pulumi config set --secret` commands printed beside this program.",
+      "const fromConfig = (key: string) => ({ fromConfig: `${pulumi.getProject()}:${key}` });",
+    );
+  }
+  if (settings.some((s) => !s.secret)) lines.push("const config = new pulumi.Config();");
+  if (usesPulumi) lines.push("");
+  for (const i of order) {
+    const p = plan[i];
+    lines.push(...bodies[i].comments);
+    const head = referenced.has(i) ? `const ${p.variable} = ` : "";
+    lines.push(`${head}new ${classPathOf(p.object.spec)}(${JSON.stringify(p.name)}, ${literal(bodies[i].args, "")});`, "");
+  }
+  return { text: lines.join("\n"), settings };
+}
+
+/** The program's text alone. */
+export function programText(objects: ImportedObject[]): string {
+  return renderProgram(objects).text;
+}
+
+/** A shell script of the `pulumi config set` commands the program's settings need, values left to fill in. */
+export function configCommands(settings: ConfigSetting[]): string {
+  if (settings.length === 0) return "";
+  const lines = ["# Stack config the imported program reads (values the service never returns): fill in each value, then run."];
+  for (const s of settings) {
+    lines.push(`# ${s.about}`, `pulumi config set${s.secret ? " --secret" : ""} ${s.key} '<value>'`);
+  }
+  return `${lines.join("\n")}\n`;
 }

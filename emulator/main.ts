@@ -1,14 +1,77 @@
 #!/usr/bin/env node
 /**
- * `npm run emulator`: starts the local emulator (a test double of the three services) and prints
- * each service's address and root token. Ports: --keep-port, --workspaces-port, --mesh-port.
+ * `npm run emulator` and `npx pulumi-keepstack emulator`: starts the local emulator (a test double of
+ * the three services) and prints each service's address and root token. Ports: --keep-port,
+ * --workspaces-port, --mesh-port. With --exports (the default of `pulumi-keepstack emulator`) standard
+ * output holds only `export NAME=value` lines for `eval`, everything else goes to standard error;
+ * --detach returns once the services answer, leaving them running until KEEPSTACK_EMULATOR_PID gets
+ * SIGTERM. --seed sends the requests of a JSON file once the services are up.
  */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
 import { Command } from "commander";
-import { startEmulator } from "./index";
+import { Emulator, startEmulator } from "./index";
 
-async function main(): Promise<void> {
+/** One request of a seed file: `{ "service": "keep", "method": "POST", "path": "/v1/sys/policies/acl/ops", "body": {...} }`. */
+export interface SeedRequest {
+  service: "keep" | "workspaces" | "mesh";
+  method?: string;
+  /** Path from the service's root: `/v1/...` (secrets), `/api/v2/...` (workspaces), `/v1/...` (mesh). */
+  path: string;
+  body?: unknown;
+  /** Secrets service: the namespace the request is made in. */
+  namespace?: string;
+}
+
+/** Sends each seed request with the service's root token, in order; any answer above 299 stops the start. */
+export async function seedEmulator(emu: Emulator, requests: SeedRequest[]): Promise<void> {
+  for (const r of requests) {
+    const service = emu[r.service];
+    if (!service) throw new Error(`seed: unknown service "${String(r.service)}" (keep, workspaces or mesh)`);
+    const headers: Record<string, string> = { "content-type": r.service === "workspaces" ? "application/vnd.api+json" : "application/json" };
+    if (r.service === "keep") headers["x-keep-token"] = emu.keep.rootToken;
+    if (r.service === "workspaces") headers.authorization = `Bearer ${emu.workspaces.tokens.user}`;
+    if (r.service === "mesh") headers["x-mesh-token"] = emu.mesh.rootToken;
+    if (r.namespace) headers["x-keep-namespace"] = r.namespace;
+    const method = r.method ?? (r.body === undefined ? "GET" : "POST");
+    const response = await fetch(`${service.url}${r.path}`, { method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body) });
+    if (response.status > 299) throw new Error(`seed: ${method} ${r.path} answered ${response.status}: ${await response.text()}`);
+  }
+}
+
+/** The settings a program's provider reads, as `export` lines. */
+export function exportLines(emu: Emulator): string[] {
+  const vars: Record<string, string> = {
+    KEEP_ADDR: emu.keep.url,
+    KEEP_TOKEN: emu.keep.rootToken,
+    WORKSPACES_ADDR: emu.workspaces.url,
+    WORKSPACES_TOKEN: emu.workspaces.tokens.user,
+    WORKSPACES_ORGANIZATION: emu.workspaces.organization,
+    MESH_HTTP_ADDR: emu.mesh.url,
+    MESH_HTTP_TOKEN: emu.mesh.rootToken,
+  };
+  return Object.entries(vars).map(([k, v]) => `export ${k}='${v.replace(/'/g, `'\\''`)}'`);
+}
+
+interface EmulatorCliOptions {
+  keepPort: string;
+  workspacesPort: string;
+  meshPort: string;
+  keyShares: string;
+  keyThreshold: string;
+  storedKeys?: boolean;
+  seed?: string;
+  exports?: boolean;
+  detach?: boolean;
+}
+
+/** Line a detached child prints once it serves, ending its part of standard output. */
+const READY = "# keepstack emulator ready";
+
+/** Starts the emulator by command-line arguments (without the program name); `exports` is the default of --exports. */
+export async function runEmulator(args: string[], defaults: { name?: string; exports?: boolean } = {}): Promise<void> {
   const program = new Command()
-    .name("keepstack-emulator")
+    .name(defaults.name ?? "keepstack-emulator")
     .description("Local emulator of the secrets, workspace and mesh services (a test double)")
     .option("--keep-port <port>", "port of the secrets service", "8200")
     .option("--workspaces-port <port>", "port of the workspace service", "8280")
@@ -16,30 +79,71 @@ async function main(): Promise<void> {
     .option("--key-shares <n>", "unseal key shares of the secrets service", "5")
     .option("--key-threshold <t>", "shares needed to unseal (and to rekey)", "3")
     .option("--stored-keys", "a seal that stores the master key: one recovery key, rekeys are 1-of-1")
-    .parse();
-  const opts = program.opts<{ keepPort: string; workspacesPort: string; meshPort: string; keyShares: string; keyThreshold: string; storedKeys?: boolean }>();
+    .option("--seed <file>", "JSON list of requests to send once the services answer ({service, method, path, body, namespace})")
+    .option("--exports", "print only `export NAME=value` lines on standard output, for eval", defaults.exports ?? false)
+    .option("--no-exports", "print the addresses and tokens for people to read")
+    .option("--detach", "return once the services answer, leaving them running (implies --exports); stop with kill $KEEPSTACK_EMULATOR_PID")
+    .parse(args, { from: "user" });
+  const opts = program.opts<EmulatorCliOptions>();
+  if (opts.detach) return detach(args.filter((a) => a !== "--detach"), defaults.name);
+  // In exports mode standard output is for `eval`: everything for people goes to standard error.
+  const say = (line: string) => (opts.exports ? process.stderr : process.stdout).write(`${line}\n`);
+
+  const seed: SeedRequest[] = opts.seed ? JSON.parse(fs.readFileSync(opts.seed, "utf8")) : [];
   const emu = await startEmulator({
     ports: { keep: Number(opts.keepPort), workspaces: Number(opts.workspacesPort), mesh: Number(opts.meshPort) },
   });
-  console.log("Local emulator of the three services (a test double, not the real services):");
-  console.log(`  secrets service     KEEP_ADDR=${emu.keep.url}  KEEP_TOKEN=${emu.keep.rootToken}`);
-  console.log(
-    `  workspace service   WORKSPACES_ADDR=${emu.workspaces.url}  WORKSPACES_TOKEN=${emu.workspaces.tokens.user}  WORKSPACES_ORGANIZATION=${emu.workspaces.organization}`,
-  );
-  console.log(`  mesh service        MESH_HTTP_ADDR=${emu.mesh.url}  MESH_HTTP_TOKEN=${emu.mesh.rootToken}`);
-  await emu.keep.seal.initialize(opts.storedKeys ? { storedKeys: true } : { shares: Number(opts.keyShares), threshold: Number(opts.keyThreshold) });
-  const shares = emu.keep.seal.shares();
-  console.log(`Secrets service ${opts.storedKeys ? "recovery key" : "unseal key shares"} (${shares.threshold} of ${shares.keys.length} rebuild the master key):`);
-  shares.keys.forEach((hex, i) => console.log(`  ${opts.storedKeys ? "Recovery Key" : "Unseal Key"} ${i + 1}: ${hex}  (base64 ${shares.keysBase64[i]})`));
-  console.log("Press Ctrl-C to stop.");
   const stop = () => {
     void emu.close().then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  try {
+    await emu.keep.seal.initialize(opts.storedKeys ? { storedKeys: true } : { shares: Number(opts.keyShares), threshold: Number(opts.keyThreshold) });
+    await seedEmulator(emu, seed);
+  } catch (e) {
+    await emu.close();
+    throw e;
+  }
+  say("Local emulator of the three services (a test double, not the real services):");
+  say(`  secrets service     KEEP_ADDR=${emu.keep.url}  KEEP_TOKEN=${emu.keep.rootToken}`);
+  say(
+    `  workspace service   WORKSPACES_ADDR=${emu.workspaces.url}  WORKSPACES_TOKEN=${emu.workspaces.tokens.user}  WORKSPACES_ORGANIZATION=${emu.workspaces.organization}`,
+  );
+  say(`  mesh service        MESH_HTTP_ADDR=${emu.mesh.url}  MESH_HTTP_TOKEN=${emu.mesh.rootToken}`);
+  const shares = emu.keep.seal.shares();
+  say(`Secrets service ${opts.storedKeys ? "recovery key" : "unseal key shares"} (${shares.threshold} of ${shares.keys.length} rebuild the master key):`);
+  shares.keys.forEach((hex, i) => say(`  ${opts.storedKeys ? "Recovery Key" : "Unseal Key"} ${i + 1}: ${hex}  (base64 ${shares.keysBase64[i]})`));
+  if (seed.length) say(`Seeded with ${seed.length} request${seed.length === 1 ? "" : "s"} from ${opts.seed}.`);
+  say("Press Ctrl-C (or send SIGTERM) to stop.");
+  if (opts.exports) process.stdout.write(`${exportLines(emu).join("\n")}\n${READY}\n`);
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+/**
+ * Runs the emulator as a detached child of the same program and prints its `export` lines and its
+ * PID once it answers; the child keeps standard error for its messages.
+ */
+async function detach(args: string[], name: string | undefined): Promise<void> {
+  const entry = process.argv[1];
+  const command = name === "pulumi-keepstack" ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
+  const child = spawn(process.execPath, command, { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+  const lines = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes(READY)) resolve(text.slice(0, text.indexOf(READY)));
+    });
+    child.on("exit", (code) => reject(new Error(`the emulator stopped before it answered (exit code ${code})`)));
+    child.on("error", reject);
+  });
+  process.stdout.write(`${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\n`);
+  child.stdout!.destroy();
+  child.unref();
+}
+
+if (require.main === module) {
+  runEmulator(process.argv.slice(2)).catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}

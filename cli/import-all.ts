@@ -1,0 +1,147 @@
+/**
+ * `pulumi-keepstack import --all`: every listable object of every configured service, read into
+ * one list the program printer turns into a program. Generic over the registry: each object spec
+ * with a `list` is listed (in every namespace of the secrets service), each listed ID is read, and
+ * built-in objects and operations are left out.
+ */
+import { ConfigLookup, SETTINGS } from "../provider/config";
+import { createContext, OperationContext } from "../provider/context";
+import { ApiError } from "../provider/errors";
+import { keepId } from "../provider/keep-object";
+import { isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
+import { registeredResources } from "../resources/registry";
+import type { ImportedObject } from "./program-text";
+
+/** Object specs that can list what a service holds, with the export path of their class. */
+export function listableSpecs(): { path: string; spec: ResourceSpec }[] {
+  return registeredResources
+    .filter((r) => !isOperationSpec(r.spec) && (r.spec as ResourceSpec).list)
+    .map((r) => ({ path: r.path, spec: r.spec as ResourceSpec }));
+}
+
+/** Services whose address is set through `--config` or the environment (defaults do not count). */
+export function configuredServices(lookup: ConfigLookup, env: NodeJS.ProcessEnv): ServiceModule[] {
+  return (Object.keys(SETTINGS) as ServiceModule[]).filter((service) => {
+    const address = SETTINGS[service].find((s) => s.key === "address")!;
+    return Boolean(lookup(`${service}:address`) || (address.env && env[address.env]));
+  });
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Every namespace under `base` (the configured namespace, or the root as ""), base first, by full
+ * path: `sys/namespaces` lists only the children of the namespace a request names.
+ */
+export async function listNamespaces(ctx: OperationContext, base: string, limit: number): Promise<string[]> {
+  const found: string[] = [base];
+  let level = [base];
+  while (level.length) {
+    const children = await mapLimited(level, limit, async (ns) => {
+      const keys = await ctx.keep().list("sys/namespaces", { namespace: ns });
+      return keys.map((k) => `${ns ? `${ns}/` : ""}${k.replace(/\/+$/, "")}`);
+    });
+    level = children.flat();
+    found.push(...level);
+  }
+  return found.sort();
+}
+
+/** Answers that mean "nothing of that kind here": no such mount, or no such route on this server. */
+function meansNone(e: unknown): boolean {
+  return e instanceof ApiError && (e.status === 404 || e.status === 405);
+}
+
+export interface ImportAllOptions {
+  /** Settings as `--config` gives them (`keep:address`, ...); the environment fills the rest. */
+  lookup: ConfigLookup;
+  env?: NodeJS.ProcessEnv;
+  /** Requests in flight at once (default 8, well inside the services' rate limits). */
+  concurrency?: number;
+  /** Progress messages (the command writes them to standard error). */
+  progress?(message: string): void;
+}
+
+interface Listing {
+  path: string;
+  spec: ResourceSpec;
+  /** The secrets service's namespace the listing ran in; "" is the root (or the configured one). */
+  namespace?: string;
+}
+
+/** Reads every listable object of every configured service; sorted by class path, then ID. */
+export async function importAll(options: ImportAllOptions): Promise<ImportedObject[]> {
+  const env = options.env ?? process.env;
+  const limit = options.concurrency ?? 8;
+  const progress = options.progress ?? (() => {});
+  const services = configuredServices(options.lookup, env);
+  if (services.length === 0) {
+    throw new Error("no service is configured: set KEEP_ADDR, WORKSPACES_ADDR or MESH_HTTP_ADDR (or --config keep:address=...)");
+  }
+  const ctx = createContext(options.lookup, env);
+  const specs = listableSpecs().filter((s) => services.includes(s.spec.module));
+
+  // The secrets service is listed in each namespace through a context whose namespace is that one;
+  // the objects then carry their namespace in their IDs (and so as an input), never through settings.
+  const listings: Listing[] = [];
+  if (services.includes("keep")) {
+    const base = ctx.config("keep").namespace ?? "";
+    const namespaces = await listNamespaces(ctx, base, limit);
+    progress(`keep: ${namespaces.length} namespace${namespaces.length === 1 ? "" : "s"}`);
+    for (const namespace of namespaces) for (const s of specs) if (s.spec.module === "keep") listings.push({ ...s, namespace });
+  }
+  for (const s of specs) if (s.spec.module !== "keep") listings.push(s);
+
+  const contexts = new Map<string, OperationContext>();
+  const contextOf = (namespace: string | undefined) => {
+    if (namespace === undefined) return ctx;
+    let c = contexts.get(namespace);
+    if (!c) {
+      c = createContext((key) => (key === "keep:namespace" ? namespace : options.lookup(key)), { ...env, KEEP_NAMESPACE: namespace });
+      contexts.set(namespace, c);
+    }
+    return c;
+  };
+
+  const listed = await mapLimited(listings, limit, async (l) => {
+    let ids: string[];
+    try {
+      ids = await l.spec.list!(contextOf(l.namespace));
+    } catch (e) {
+      if (!meansNone(e)) throw new Error(`listing ${l.path}${l.namespace ? ` in namespace ${l.namespace}` : ""}: ${e instanceof Error ? e.message : e}`);
+      ids = [];
+    }
+    if (ids.length) progress(`${l.path}${l.namespace ? ` (${l.namespace})` : ""}: ${ids.length}`);
+    return ids.map((id) => ({ spec: l.spec, path: l.path, id: l.namespace ? keepId({ namespace: l.namespace }, id) : id }));
+  });
+  const targets = listed.flat().filter((t) => !t.spec.builtIn?.(t.spec.fromId(t.id) as never));
+
+  let done = 0;
+  const step = Math.max(100, Math.ceil(targets.length / 10));
+  progress(`reading ${targets.length} objects`);
+  const read = await mapLimited(targets, limit, async (t): Promise<ImportedObject | undefined> => {
+    const found = await t.spec.read(ctx, t.id);
+    if (++done % step === 0) progress(`read ${done}/${targets.length}`);
+    // Listed, then gone before the read: nothing to adopt.
+    if (!found) return undefined;
+    const inputs = { ...t.spec.fromId(t.id), ...found.inputs } as Record<string, unknown>;
+    if (t.spec.builtIn?.(inputs as never)) return undefined;
+    return { spec: t.spec, id: found.id ?? t.id, inputs };
+  });
+  const objects = read.filter((o): o is ImportedObject => o !== undefined);
+  progress(`read ${objects.length} objects`);
+  const key = (o: ImportedObject) => `${shortTypeOf(tokenOf(o.spec))}\u0000${o.id}`;
+  return objects.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
