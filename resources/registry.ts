@@ -33,6 +33,16 @@ import { leaseConfigSpec as cloudLeaseConfigSpec } from "./keep/cloud/lease-conf
 import { roleSpec as cloudRoleSpec } from "./keep/cloud/role";
 import { rootConfigSpec as cloudRootConfigSpec } from "./keep/cloud/root-config";
 import { rotateRootSpec as cloudRotateRootSpec } from "./keep/cloud/rotate-root";
+import { pathsFilterSpec as replicationPathsFilterSpec } from "./keep/replication/paths-filter";
+import { primaryDemoteSpec as replicationPrimaryDemoteSpec } from "./keep/replication/primary-demote";
+import { primaryDisableSpec as replicationPrimaryDisableSpec } from "./keep/replication/primary-disable";
+import { primaryEnableSpec as replicationPrimaryEnableSpec } from "./keep/replication/primary-enable";
+import { revokeSecondarySpec as replicationRevokeSecondarySpec } from "./keep/replication/revoke-secondary";
+import { secondaryDisableSpec as replicationSecondaryDisableSpec } from "./keep/replication/secondary-disable";
+import { secondaryEnableSpec as replicationSecondaryEnableSpec } from "./keep/replication/secondary-enable";
+import { secondaryPromoteSpec as replicationSecondaryPromoteSpec } from "./keep/replication/secondary-promote";
+import { secondaryTokenSpec as replicationSecondaryTokenSpec } from "./keep/replication/secondary-token";
+import { updatePrimarySpec as replicationUpdatePrimarySpec } from "./keep/replication/update-primary";
 import { partitionSpec } from "./mesh/partition";
 import { configurationVersionSpec } from "./workspaces/configuration-version";
 import { workspaceSpec } from "./workspaces/workspace";
@@ -87,6 +97,16 @@ export const specsByClass = {
   "keep.cloud.Role": cloudRoleSpec,
   "keep.cloud.RotateRoot": cloudRotateRootSpec,
   "keep.cloud.Credentials": cloudCredentialsSpec,
+  "keep.replication.PrimaryEnable": replicationPrimaryEnableSpec,
+  "keep.replication.PrimaryDemote": replicationPrimaryDemoteSpec,
+  "keep.replication.PrimaryDisable": replicationPrimaryDisableSpec,
+  "keep.replication.SecondaryToken": replicationSecondaryTokenSpec,
+  "keep.replication.SecondaryEnable": replicationSecondaryEnableSpec,
+  "keep.replication.SecondaryPromote": replicationSecondaryPromoteSpec,
+  "keep.replication.SecondaryDisable": replicationSecondaryDisableSpec,
+  "keep.replication.UpdatePrimary": replicationUpdatePrimarySpec,
+  "keep.replication.RevokeSecondary": replicationRevokeSecondarySpec,
+  "keep.replication.PathsFilter": replicationPathsFilterSpec,
   "keep.Rekey": rekeySpec,
   "keep.RekeyVerify": rekeyVerifySpec,
   "keep.RekeyBackupDeletion": rekeyBackupDeletionSpec,

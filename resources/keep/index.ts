@@ -9,5 +9,6 @@ export * as sync from "./sync";
 export * as kv from "./kv";
 export * as transform from "./transform";
 export * as cloud from "./cloud";
+export * as replication from "./replication";
 export { Rekey, RekeyVerify, RekeyBackupDeletion, getRekeyStatus, getRekeyBackup, RekeyFunctionError } from "./rekey";
 export type { RekeyArgs, RekeyVerifyArgs, RekeyBackupDeletionArgs, RekeyTarget, RekeyStatus, RekeyBackup } from "./rekey";

@@ -1,0 +1,163 @@
+/**
+ * Replication functions: `getStatus` (`GET sys/replication/performance/status`, no token needed)
+ * and `getDynamicFilter` (what a primary keeps from a secondary). Dynamic providers have no invoke,
+ * so these run in the program's process with its stack configuration (`keep:address`,
+ * `keep-dr:address`, ...), through `programContext()`; they run in preview too.
+ */
+import { z } from "zod";
+import { failureMessage } from "../../../provider/advice";
+import { OperationContext, programContext } from "../../../provider/context";
+import { answerFields } from "../../../provider/keep-object";
+import { validateInputs } from "../../../provider/validate";
+import { clusterShape, PREFIX, readStatus } from "./common";
+
+/** A secondary as its primary reports it. */
+export interface KnownSecondary {
+  apiAddress: string;
+  clusterAddress: string;
+  /** `connected` or `disconnected`. */
+  connectionStatus: string;
+  /** Last contact (RFC 3339). */
+  lastHeartbeat: string;
+  nodeId: string;
+}
+
+/** A primary as its secondary reports it. */
+export interface KnownPrimary {
+  apiAddress: string;
+  clusterAddress: string;
+  connectionStatus: string;
+  lastHeartbeat: string;
+}
+
+export interface DisabledStatus {
+  mode: "disabled";
+}
+
+export interface PrimaryStatus {
+  mode: "primary";
+  clusterId: string;
+  /** IDs of the secondaries that used a token and were not revoked. */
+  knownSecondaries: string[];
+  /** Index of the last write-ahead log entry; advances with every replicated write. */
+  lastWal: number;
+  /** Hash of the replicated data; a secondary that receives everything and is in sync reports the same. */
+  merkleRoot: string;
+  secondaries: KnownSecondary[];
+}
+
+export interface SecondaryStatus {
+  mode: "secondary";
+  clusterId: string;
+  knownPrimaryClusterAddrs: string[];
+  /** Index of the last entry received from the primary. */
+  lastRemoteWal: number;
+  merkleRoot: string;
+  primaries: KnownPrimary[];
+  primaryClusterAddr: string;
+  /** Its ID at the primary. */
+  secondaryId: string;
+  /** `stream-wals` while it streams from its primary. */
+  state: string;
+}
+
+export type ReplicationStatus = DisabledStatus | PrimaryStatus | SecondaryStatus;
+
+/** What a primary keeps from one secondary: the mounts and namespaces its paths filter excludes. */
+export interface DynamicFilter {
+  mounts: string[];
+  namespaces: string[];
+}
+
+const statusArgs = z.strictObject({ ...clusterShape });
+
+const dynamicFilterArgs = z.strictObject({
+  /** `primary`: ask the primary about a secondary; `secondary`: ask the secondary about itself. */
+  side: z.enum(["primary", "secondary"]),
+  /** The secondary's cluster ID. */
+  id: z.string().min(1, "must be the secondary's cluster ID").regex(/^[^/]+$/, "must not contain '/'"),
+  ...clusterShape,
+});
+
+export type GetStatusArgs = z.input<typeof statusArgs>;
+export type GetDynamicFilterArgs = z.input<typeof dynamicFilterArgs>;
+
+export class ReplicationFunctionError extends Error {
+  override readonly name = "ReplicationFunctionError";
+}
+
+function parseArgs<T>(fn: string, schema: z.ZodType<T>, args: unknown): T {
+  const result = validateInputs(schema as never, (args ?? {}) as Record<string, unknown>);
+  if (result.failures.length) {
+    throw new ReplicationFunctionError(`keep.replication.${fn}(): ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+  }
+  return result.value as T;
+}
+
+async function call<T>(fn: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw new ReplicationFunctionError(failureMessage(`keep.replication.${fn}() failed`, e), { cause: e });
+  }
+}
+
+/**
+ * The cluster's replication status (one request, no token needed), typed by mode.
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getStatus(args: GetStatusArgs = {}, ctx: OperationContext = programContext()): Promise<ReplicationStatus> {
+  const { cluster } = parseArgs("getStatus", statusArgs, args);
+  const s = await call("getStatus", () => readStatus(ctx.keep(cluster)));
+  switch (s.mode) {
+    case "disabled":
+      return { mode: "disabled" };
+    case "primary":
+      return {
+        mode: "primary",
+        clusterId: s.cluster_id,
+        knownSecondaries: s.known_secondaries,
+        lastWal: s.last_wal,
+        merkleRoot: s.merkle_root,
+        secondaries: s.secondaries.map((x) => ({
+          apiAddress: x.api_address,
+          clusterAddress: x.cluster_address,
+          connectionStatus: x.connection_status,
+          lastHeartbeat: x.last_heartbeat,
+          nodeId: x.node_id,
+        })),
+      };
+    case "secondary":
+      return {
+        mode: "secondary",
+        clusterId: s.cluster_id,
+        knownPrimaryClusterAddrs: s.known_primary_cluster_addrs,
+        lastRemoteWal: s.last_remote_wal,
+        merkleRoot: s.merkle_root,
+        primaries: s.primaries.map((x) => ({
+          apiAddress: x.api_address,
+          clusterAddress: x.cluster_address,
+          connectionStatus: x.connection_status,
+          lastHeartbeat: x.last_heartbeat,
+        })),
+        primaryClusterAddr: s.primary_cluster_addr,
+        secondaryId: s.secondary_id,
+        state: s.state,
+      };
+  }
+}
+
+/**
+ * The mounts and namespaces a primary keeps from a secondary (one request): on the primary
+ * (`side: "primary"`, `cluster` the primary's) or as the secondary sees it (`side: "secondary"`).
+ * Undefined when the service knows no such secondary (it answers with an empty body).
+ * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
+ */
+export async function getDynamicFilter(args: GetDynamicFilterArgs, ctx: OperationContext = programContext()): Promise<DynamicFilter | undefined> {
+  const { side, id, cluster } = parseArgs("getDynamicFilter", dynamicFilterArgs, args);
+  const answer = await call("getDynamicFilter", () => ctx.keep(cluster).read(`${PREFIX}/${side}/dynamic-filter/${encodeURIComponent(id)}`));
+  const fields = answerFields(answer);
+  if (!fields) return undefined;
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  return { mounts: list(fields.dynamic_filtered_mounts), namespaces: list(fields.dynamic_filtered_namespaces) };
+}

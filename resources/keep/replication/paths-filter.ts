@@ -1,0 +1,54 @@
+/**
+ * Paths filter of one secondary, on the primary (`sys/replication/performance/primary/paths-filter/:id`):
+ * `deny` keeps the listed mounts and namespaces from the secondary, `allow` sends only them. The ID
+ * is the secondary's cluster ID (`clusterId` of its `SecondaryEnable`). After the secondary takes a
+ * new token with update-primary the service drops the filter: refresh sees it gone and the next
+ * `up` makes it again. Create reads first and writes nothing when the filter is in place already.
+ */
+import { z } from "zod";
+import { keepObject, pathSegment } from "../../../provider/keep-object";
+import { defineResource, ResourceArgs } from "../../../provider/resource";
+import type { ResourceSpec } from "../../../provider/spec";
+
+/** `secret`, `/secret/` and `secret/` name the same mount: compared as `secret/`, as a set. */
+export const normalizeFilterPaths = (paths: readonly string[]) =>
+  [...new Set(paths.map((p) => `${p.split("/").filter((s) => s !== "").join("/")}/`))].sort();
+
+const base = keepObject({
+  type: "ReplicationPathsFilter",
+  description: "The paths filter of a performance secondary, on the primary",
+  path: "sys/replication/performance/primary/paths-filter/{secondaryClusterId}",
+  id: "{secondaryClusterId}",
+  list: false,
+  inputs: z.object({
+    /** The secondary's cluster ID (`clusterId` of its `SecondaryEnable`, `cluster_id` of its status). */
+    secondaryClusterId: pathSegment("secondary cluster ID"),
+    /** `deny` keeps the listed paths from the secondary; `allow` sends only them. */
+    mode: z.enum(["allow", "deny"]),
+    /** Mount paths (`secret/`, `team-a/kv/`) and namespace paths (`team-a/`); compared as a set. */
+    paths: z.array(z.string().min(1, "must not be empty").refine((p) => p.replace(/\//g, "") !== "", "must name a mount or namespace")),
+  }),
+  answer: z.object({ mode: z.enum(["allow", "deny"]), paths: z.array(z.string()).nullish() }),
+  fields: { paths: { fromWire: (v) => (Array.isArray(v) ? (v as string[]) : []) } },
+  normalize: { paths: normalizeFilterPaths },
+});
+
+export const pathsFilterSpec: typeof base = {
+  ...base,
+  async create(ctx, values) {
+    const id = base.naturalId(values);
+    const found = await base.read(ctx, id);
+    const same =
+      found?.inputs.mode === values.mode && JSON.stringify(normalizeFilterPaths(found.inputs.paths ?? [])) === JSON.stringify(normalizeFilterPaths(values.paths));
+    if (same) {
+      ctx.info(`keep:ReplicationPathsFilter "${id}": the filter is in place already: nothing written`);
+      return { id, computed: {} };
+    }
+    return base.create(ctx, values);
+  },
+} satisfies ResourceSpec<typeof base.inputs, typeof base.computed>;
+
+/** The paths filter of one secondary on the primary; refresh sees it dropped after update-primary. */
+export const PathsFilter = defineResource(pathsFilterSpec);
+export type PathsFilter = InstanceType<typeof PathsFilter>;
+export type PathsFilterArgs = ResourceArgs<typeof pathsFilterSpec.inputs>;

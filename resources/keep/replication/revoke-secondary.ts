@@ -1,0 +1,28 @@
+/**
+ * `primary/revoke-secondary`: the primary disconnects the secondary `id` at once; it stays
+ * disconnected until it gets a new token (`UpdatePrimary`). Requests: a status read, the revoke.
+ */
+import { z } from "zod";
+import { defineResource, OperationArgs } from "../../../provider/resource";
+import { clusterShape, modeOf, transition } from "./common";
+
+export const revokeSecondarySpec = transition({
+  type: "ReplicationRevokeSecondary",
+  description: "Revokes a performance secondary on the primary; it disconnects at once (an operation)",
+  inputs: z.object({
+    /** The secondary's ID at the primary (the `id` of its token). */
+    id: z.string().min(1, "must name the secondary"),
+    ...clusterShape,
+  }),
+  label: (values) => `revoke-secondary-${values.id}`,
+  what: "revoke a secondary",
+  from: "primary",
+  holds: (status, values) => (status.mode === "primary" && !status.known_secondaries.includes(values.id) ? `no secondary "${values.id}" is known to the primary: nothing to revoke` : undefined),
+  request: (values) => ({ path: "primary/revoke-secondary", body: { id: values.id } }),
+  after: async (_ctx, _client, _values, before) => modeOf(before),
+});
+
+/** Revokes the secondary `id` on the primary; it disconnects until given a new token. */
+export const RevokeSecondary = defineResource(revokeSecondarySpec);
+export type RevokeSecondary = InstanceType<typeof RevokeSecondary>;
+export type RevokeSecondaryArgs = OperationArgs<typeof revokeSecondarySpec.inputs>;

@@ -1,0 +1,51 @@
+/**
+ * `secondary/update-primary`: a secondary follows a new primary of its replication set (after a
+ * promotion, or a revocation) with a new activation token, without a wipe; a blank token forgets
+ * the past primary and the cluster stays a secondary. Paths filters for it must be made again on
+ * the primary. Requests: a status read, the update, then status reads until it streams.
+ */
+import { z } from "zod";
+import { defineResource, OperationArgs } from "../../../provider/resource";
+import { secretInput } from "../../../provider/secret-ref";
+import { clusterShape, modeOf, tokenPrimaryAddress, transition, waitForStreaming } from "./common";
+import { connectionBody, connectionShape, followsPrimary, streamOf, streamOutputs } from "./secondary-enable";
+
+const tokenText = (token: unknown) => (typeof token === "string" ? token : "");
+
+export const updatePrimarySpec = transition({
+  type: "ReplicationUpdatePrimary",
+  description: "Points a performance secondary at a new primary with a new activation token, or forgets its primary (an operation)",
+  inputs: z.object({
+    /**
+     * A new activation token from the primary to follow (a Pulumi secret or a reference), or "" to
+     * forget the past primary while staying a secondary.
+     */
+    token: z.union([z.literal(""), secretInput("activation token")]),
+    ...connectionShape,
+    ...clusterShape,
+  }),
+  outputs: streamOutputs,
+  secretInputs: ["token"],
+  what: "update the primary of a secondary",
+  from: "secondary",
+  holds: (status, values) => {
+    if (status.mode !== "secondary") return undefined;
+    const token = tokenText(values.token);
+    if (token === "") return status.primaries.length === 0 && status.known_primary_cluster_addrs.length === 0 ? "already follows no primary" : undefined;
+    const address = values.primaryApiAddr ?? tokenPrimaryAddress(token);
+    if (address !== undefined && status.state === "stream-wals" && followsPrimary(status, address)) return `already streams from the primary at ${address}`;
+    return undefined;
+  },
+  unchanged: (status) => streamOf(status),
+  request: (values) => ({ path: "secondary/update-primary", body: { token: tokenText(values.token), ...connectionBody(values) } }),
+  after: async (_ctx, client, values, before) => {
+    if (tokenText(values.token) === "") return { ...modeOf(before), primaryClusterAddr: "", state: "idle", secondaryId: "" };
+    const status = await waitForStreaming(client, values.cluster, values.waitSeconds);
+    return { mode: status.mode, clusterId: status.cluster_id, ...streamOf(status) };
+  },
+});
+
+/** Points the secondary at a new primary (no wipe), or forgets its primary with a blank token. */
+export const UpdatePrimary = defineResource(updatePrimarySpec);
+export type UpdatePrimary = InstanceType<typeof UpdatePrimary>;
+export type UpdatePrimaryArgs = OperationArgs<typeof updatePrimarySpec.inputs>;
