@@ -8,6 +8,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { generateKeyPairSync } from "node:crypto";
+import * as openpgp from "openpgp";
+import { keep, workspaces } from "pulumi-keepstack";
+import type { Program } from "../../harness";
+import type { KeepEmulator } from "../../emulator/keep";
+import type { MeshEmulator } from "../../emulator/mesh";
+import type { WorkspacesEmulator } from "../../emulator/workspaces";
 
 export interface Sample {
   /** Inputs a program would declare. */
@@ -101,4 +108,302 @@ export function sampleFor(type: string): Sample {
   const make = SAMPLES[short];
   if (!make) throw new Error(`no sample for ${short}: add one to tests/support/samples.ts`);
   return make();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Samples against running services (the fault matrix, the check fuzz's applied inputs): inputs
+// named after each case so cases never collide, the resources they need declared as a program run
+// first, and an in-place change. Data only: the campaigns run every type alike.
+
+/** The running services a sample may use. */
+export interface SampleEnv {
+  keep: KeepEmulator;
+  workspaces: WorkspacesEmulator;
+  mesh: MeshEmulator;
+  /** Connection string, with the `{{username}}` and `{{password}}` slots, of a PostgreSQL the transform stores reach. */
+  postgresConnectionString: string;
+  /** A directory of the test's own, for files the inputs name (configuration directories). */
+  scratch: string;
+}
+
+export type SampleInputs = Record<string, unknown>;
+
+export interface ServiceSample {
+  /**
+   * Makes the services ready for resources of this type (mounts an engine); called once per set of
+   * services before any resource of the type. Must be idempotent.
+   */
+  prepare?(env: SampleEnv): void | Promise<void>;
+  /**
+   * The resources the inputs need, as a program whose stack outputs (plain values) go to `inputs`.
+   * Every resource it declares is named after `name`, so samples of several cases never collide.
+   */
+  prerequisites?(env: SampleEnv, name: string): Program | Promise<Program>;
+  /** Valid inputs of a resource named `name` (its natural ID derives from it where it has one). */
+  inputs(env: SampleEnv, name: string, prerequisites: Record<string, any>): SampleInputs | Promise<SampleInputs>;
+  /** An in-place change of `inputs` (an operation: any change, which runs it again). */
+  change?(inputs: SampleInputs, env: SampleEnv): SampleInputs | Promise<SampleInputs>;
+  /** Why no in-place change exists, when `change` is absent. */
+  unchangeable?: string;
+}
+
+const ACL_RULES = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
+const SENTINEL_RULE = "main = rule { true }\n";
+const SENTINEL_RULE_B = 'main = rule { identity.entity.name is "ops" }\n';
+const CLOUD_C_CREDENTIALS = JSON.stringify({ type: "service_account", project_id: "proj-1", private_key: "k" });
+const ROLE_ARN = "arn:aws:iam::123456789012:role/deploy";
+
+let rsaKeys: string[] | undefined;
+/** Two RSA keys, made once: generating one blocks the event loop for a while. */
+function repoHostAppKeys(): string[] {
+  rsaKeys ??= [0, 1].map(() => generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+  return rsaKeys;
+}
+
+interface PgpPair {
+  publicKey: string;
+  privateKey: openpgp.PrivateKey;
+}
+let pgpPairs: Promise<PgpPair[]> | undefined;
+/** Three PGP key pairs for rekeys with encrypted shares, made once. */
+function pgpKeys(): Promise<PgpPair[]> {
+  pgpPairs ??= Promise.all(
+    ["ann", "bob", "cy"].map(async (name) => {
+      const made = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name }], format: "object" });
+      return { publicKey: Buffer.from(made.publicKey.write()).toString("base64"), privateKey: made.privateKey };
+    }),
+  );
+  return pgpPairs;
+}
+
+async function decryptShare(base64: string, pair: PgpPair): Promise<string> {
+  const message = await openpgp.readMessage({ binaryMessage: new Uint8Array(Buffer.from(base64, "base64")) });
+  const { data } = await openpgp.decrypt({ message, decryptionKeys: pair.privateKey, format: "binary" });
+  return Buffer.from(data as Uint8Array).toString("hex");
+}
+
+const mountOnce = (env: SampleEnv, mountPath: string, type: string) => {
+  if (!env.keep.mounts().some((m) => m.path.replace(/\/$/, "") === mountPath)) env.keep.mount(mountPath, type);
+};
+const transformMount = (env: SampleEnv) => mountOnce(env, "transform", "transform");
+const cloudMount = (env: SampleEnv) => mountOnce(env, "cloudA", "cloudA");
+
+/** A directory with one file, for a configuration version. */
+function serviceConfigurationDirectory(env: SampleEnv, name: string): string {
+  const dir = path.join(env.scratch, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "main.tf"), `# ${name}\n`);
+  return dir;
+}
+
+/** Triggers run an operation again: the in-place change of every operation. */
+const rerun = (inputs: SampleInputs): SampleInputs => ({ ...inputs, triggers: ["again"] });
+
+export const serviceSamples: Record<string, ServiceSample> = {
+  "keep:AclPolicy": {
+    inputs: (_env, name) => ({ name, policy: ACL_RULES }),
+    change: (i) => ({ ...i, policy: ACL_RULES.replace('"read"', '"read", "list"') }),
+  },
+  "keep:RgpPolicy": {
+    inputs: (_env, name) => ({ name, policy: SENTINEL_RULE, enforcementLevel: "soft-mandatory" }),
+    change: (i) => ({ ...i, policy: SENTINEL_RULE_B, enforcementLevel: "hard-mandatory" }),
+  },
+  "keep:EgpPolicy": {
+    inputs: (_env, name) => ({ name, policy: SENTINEL_RULE, enforcementLevel: "soft-mandatory", paths: ["secret/*"] }),
+    change: (i) => ({ ...i, paths: ["secret/*", "sys/*"] }),
+  },
+  "keep:SyncConfig": {
+    inputs: () => ({ disabled: false, queueCapacity: 5000 }),
+    change: (i) => ({ ...i, queueCapacity: 6000 }),
+  },
+  "keep:SyncCloudASmDestination": {
+    inputs: (_env, name) => ({ name, region: "eu-west-1", accessKeyId: "AKIA1", secretAccessKey: "secret-1", customTags: { team: "a" } }),
+    change: (i) => ({ ...i, region: "us-east-2" }),
+  },
+  "keep:SyncCloudBKvDestination": {
+    inputs: (_env, name) => ({ name, keyVaultUri: "https://vault-1.vault.example.net/", clientId: "client-1", clientSecret: "cs-1", tenantId: "tenant-1" }),
+    change: (i) => ({ ...i, tenantId: "tenant-2" }),
+  },
+  "keep:SyncCloudCSmDestination": {
+    inputs: (_env, name) => ({ name, credentials: CLOUD_C_CREDENTIALS, projectId: "proj-2" }),
+    change: (i) => ({ ...i, projectId: "proj-3" }),
+  },
+  "keep:SyncRepoHostDestination": {
+    inputs: (_env, name) => ({ name, accessToken: "token-1", repositoryOwner: "acme", repositoryName: "web" }),
+    change: (i) => ({ ...i, repositoryName: "api" }),
+  },
+  "keep:SyncWebHostProjectDestination": {
+    inputs: (_env, name) => ({ name, accessToken: "token-1", projectId: "prj_1", deploymentEnvironments: ["production"] }),
+    change: (i) => ({ ...i, deploymentEnvironments: ["preview", "production"], teamId: "team_1" }),
+  },
+  "keep:SyncAssociation": {
+    prerequisites: (_env, name) => () => {
+      const secret = new keep.kv.Secret(`${name}-secret`, { path: `${name}/db`, data: { user: "app" } });
+      const destination = new keep.sync.CloudASmDestination(`${name}-dest`, { name: `${name}-dest`, region: "eu-west-1" });
+      return { secretName: secret.path, destinationName: destination.name };
+    },
+    inputs: (_env, _name, pre) => ({ destinationType: "cloudA-sm", destinationName: pre.destinationName, mount: "secret", secretName: pre.secretName }),
+    unchangeable: "an association has no setting: every input names what it links, and changing one replaces it",
+  },
+  "keep:SyncRepoHostApp": {
+    inputs: (_env, name) => ({ name, appId: 9, privateKey: repoHostAppKeys()[0] }),
+    change: (i) => ({ ...i, appId: 10, privateKey: repoHostAppKeys()[1] }),
+  },
+  "keep:KvSecret": {
+    inputs: (_env, name) => ({ path: `${name}/config`, data: { user: "app", password: "pw-1" } }),
+    change: (i) => ({ ...i, data: { user: "app", password: "pw-2" } }),
+  },
+  "keep:TransformAlphabet": {
+    prepare: transformMount,
+    inputs: (_env, name) => ({ name, alphabet: "0123456789abcdef" }),
+    change: (i) => ({ ...i, alphabet: "0123456789ABCDEF" }),
+  },
+  "keep:TransformTemplate": {
+    prepare: transformMount,
+    inputs: (_env, name) => ({ name, pattern: "(\\d{4})-?(\\d{4})", alphabet: "builtin/numeric", encodeFormat: "$1-$2" }),
+    change: (i) => ({ ...i, decodeFormats: { last: "$2" } }),
+  },
+  "keep:TransformTransformation": {
+    prepare: transformMount,
+    inputs: (_env, name) => ({ name, type: "fpe", template: "builtin/creditcardnumber", tweakSource: "internal", allowedRoles: ["payments"] }),
+    change: (i) => ({ ...i, allowedRoles: ["payments", "audit"] }),
+  },
+  "keep:TransformRole": {
+    prepare: transformMount,
+    inputs: (_env, name) => ({ name, transformations: ["card"] }),
+    change: (i) => ({ ...i, transformations: ["card", "tokens"] }),
+  },
+  "keep:TransformStore": {
+    prepare: transformMount,
+    inputs: (env, name) => ({ name, driver: "postgres", connectionString: env.postgresConnectionString, username: "tokens", password: "pw" }),
+    change: (i) => ({ ...i, maxOpenConnections: 7 }),
+  },
+  "keep:TransformStoreSchema": {
+    prepare: transformMount,
+    prerequisites: (env, name) => () => {
+      const store = new keep.transform.Store(`${name}-store`, {
+        name: `${name}-store`,
+        driver: "postgres",
+        connectionString: env.postgresConnectionString,
+        username: "tokens",
+        password: "pw",
+      });
+      return { store: store.name };
+    },
+    inputs: (_env, _name, pre) => ({ store: pre.store, username: "admin", password: "ddl-password" }),
+    change: rerun,
+  },
+  "keep:TransformEncodedValue": {
+    prepare: transformMount,
+    prerequisites: (_env, name) => () => {
+      const card = new keep.transform.Transformation(`${name}-card`, {
+        name: `${name}-card`,
+        type: "fpe",
+        template: "builtin/creditcardnumber",
+        tweakSource: "internal",
+        allowedRoles: [`${name}-role`],
+      });
+      const role = new keep.transform.Role(`${name}-role`, { name: `${name}-role`, transformations: [`${name}-card`] }, { dependsOn: [card] });
+      return { role: role.name, transformation: card.name };
+    },
+    inputs: (_env, _name, pre) => ({ role: pre.role, transformation: pre.transformation, value: "4111-1111-1111-1111" }),
+    change: (i) => ({ ...i, value: "5555-5555-5555-4444" }),
+  },
+  "keep:CloudRootConfig": {
+    prepare: cloudMount,
+    inputs: () => ({ accessKey: "AKIADECLARED0000001", secretKey: "root-secret", region: "eu-west-1", maxRetries: 5 }),
+    change: (i) => ({ ...i, region: "us-east-2" }),
+  },
+  "keep:CloudLeaseConfig": {
+    prepare: cloudMount,
+    inputs: () => ({ lease: "1h", leaseMax: "24h" }),
+    change: (i) => ({ ...i, lease: "2h" }),
+  },
+  "keep:CloudRole": {
+    prepare: cloudMount,
+    inputs: (_env, name) => ({ name, credentialType: "assumed_role", roleArns: [ROLE_ARN], defaultStsTtl: "15m", maxStsTtl: "2h" }),
+    change: (i) => ({ ...i, maxStsTtl: "3h" }),
+  },
+  "keep:CloudRotateRoot": {
+    prepare: cloudMount,
+    prerequisites: (_env, name) => () => {
+      const root = new keep.cloud.RootConfig(`${name}-root`, { accessKey: "AKIADECLAREDROTATE01", secretKey: "declared-secret" });
+      return { mount: root.mount };
+    },
+    inputs: (_env, _name, pre) => ({ mount: pre.mount }),
+    change: rerun,
+  },
+  "keep:CloudCredentials": {
+    prepare: cloudMount,
+    prerequisites: (_env, name) => () => {
+      new keep.cloud.RootConfig(`${name}-root`, { accessKey: "AKIADECLAREDCREDS001", secretKey: "declared-secret" });
+      const role = new keep.cloud.Role(`${name}-role`, { name: `${name}-role`, credentialType: "assumed_role", roleArns: [ROLE_ARN] });
+      return { role: role.name };
+    },
+    inputs: (_env, _name, pre) => ({ role: pre.role, roleArn: ROLE_ARN, ttl: "1h" }),
+    change: (i) => ({ ...i, ttl: "2h" }),
+  },
+  "keep:Rekey": {
+    inputs: (env) => ({ secretShares: 3, secretThreshold: 2, unsealKeys: env.keep.seal.shares().keys, acceptSharesInState: true }),
+    // The shares of the last rekey: the first run replaced the ones the inputs held.
+    change: (i, env) => ({ ...i, secretShares: 4, unsealKeys: env.keep.seal.shares().keys }),
+  },
+  "keep:RekeyVerify": {
+    prerequisites: async (env, name) => {
+      const pairs = await pgpKeys();
+      const unsealKeys = env.keep.seal.shares().keys;
+      return () => {
+        const r = new keep.Rekey(`${name}-rekey`, {
+          secretShares: 3,
+          secretThreshold: 2,
+          pgpKeys: pairs.map((p) => p.publicKey),
+          requireVerification: true,
+          unsealKeys,
+        });
+        return { nonce: r.verificationNonce, encrypted: r.encryptedKeysBase64 };
+      };
+    },
+    inputs: async (_env, _name, pre) => {
+      const pairs = await pgpKeys();
+      const keys = await Promise.all((pre.encrypted as string[]).map((b64, i) => decryptShare(b64, pairs[i])));
+      return { nonce: pre.nonce, keys: keys.slice(0, 2) };
+    },
+    unchangeable: "a verification completes its rekey once: there is nothing left to verify again",
+  },
+  "keep:RekeyBackupDeletion": {
+    prerequisites: async (env, name) => {
+      const pairs = await pgpKeys();
+      const unsealKeys = env.keep.seal.shares().keys;
+      return () => {
+        const r = new keep.Rekey(`${name}-rekey`, { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), backup: true, unsealKeys });
+        return { nonce: r.nonce };
+      };
+    },
+    inputs: (_env, _name, pre) => ({ nonce: pre.nonce, confirmSharesReceived: true }),
+    change: rerun,
+  },
+  "workspaces:Workspace": {
+    inputs: (_env, name) => ({ name, description: "first" }),
+    change: (i) => ({ ...i, description: "second", autoApply: true }),
+  },
+  "workspaces:ConfigurationVersion": {
+    prerequisites: (_env, name) => () => {
+      const ws = new workspaces.Workspace(`${name}-ws`, { name: `${name}-ws` });
+      return { workspaceId: ws.id };
+    },
+    inputs: (env, name, pre) => ({ workspaceId: pre.workspaceId, directory: serviceConfigurationDirectory(env, name) }),
+    change: (i) => ({ ...i, uploadTimeoutSeconds: 90 }),
+  },
+  "mesh:Partition": {
+    inputs: (_env, name) => ({ name, description: "first" }),
+    change: (i) => ({ ...i, description: "second" }),
+  },
+};
+
+/** The service sample of a type (`keep:AclPolicy`) or token; fails, saying what to do, when the type has none. */
+export function serviceSampleOf(type: string): ServiceSample {
+  type = type.replace(/^pulumi-nodejs:dynamic\//, "");
+  const sample = serviceSamples[type];
+  if (!sample) throw new Error(`add a sample for ${type} in tests/support/samples.ts`);
+  return sample;
 }

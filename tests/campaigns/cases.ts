@@ -1,0 +1,364 @@
+/**
+ * One lifecycle case of a registered resource on a lane: its prerequisites, the step under test
+ * (create, update, refresh, delete or adoption), optionally with one fault injected into the k-th
+ * request of that step, at most one re-run, then the checks that state and services agree, and a
+ * destroy that must leave nothing of the case behind. The fault matrix and the check fuzz share it.
+ */
+import * as pkg from "pulumi-keepstack";
+import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
+import { ApiError } from "../../provider/errors";
+import { AnySpec, isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../../provider/spec";
+import type { RequestRecord } from "../../emulator/common";
+import { registeredResources } from "../../resources/registry";
+import { EngineError, Engine, Program, RunResult } from "../../harness";
+import { serviceSampleOf, ServiceSample, SampleInputs } from "../support/samples";
+import type { Lane } from "./services";
+
+export type StepName = "create" | "update" | "refresh" | "delete" | "adoption";
+
+export interface Entry {
+  /** Export path of the class (`keep.sync.Association`). */
+  path: string;
+  spec: AnySpec;
+  /** Short type token (`keep:SyncAssociation`). */
+  type: string;
+  sample: ServiceSample;
+}
+
+/** Every registered resource with its sample; a resource without one throws, naming the file to add it to. */
+export function entries(): Entry[] {
+  return registeredResources.map(({ path, spec }) => ({ path, spec, type: shortTypeOf(tokenOf(spec)), sample: serviceSampleOf(tokenOf(spec)) }));
+}
+
+/** The steps a resource has: operations have no adoption; no update without an in-place change. */
+export function stepsOf(entry: Entry): StepName[] {
+  const steps: StepName[] = ["create"];
+  if (entry.sample.change) steps.push("update");
+  steps.push("refresh", "delete");
+  if (!isOperationSpec(entry.spec) && adoptable(entry.spec)) steps.push("adoption");
+  return steps;
+}
+
+/** An object can be adopted when the inputs name it: its natural ID determines inputs, or it has an adoption ID. */
+function adoptable(spec: ResourceSpec): boolean {
+  if (spec.adoptionId) return true;
+  return Object.keys(spec.fromId("x")).length > 0;
+}
+
+/** A fault armed on one service: the `skip + 1`-th request matching `match` gets it. */
+export interface ArmedFault {
+  service: number;
+  match: RegExp;
+  skip: number;
+  kind: FaultKind;
+}
+
+export interface FaultKind {
+  name: string;
+  fault: { status?: number; headers?: Record<string, string>; drop?: boolean; dropAfterHandling?: boolean; delayMs?: number };
+  /** The service has decided: never retried, surfaced as an error naming the request. */
+  final?: boolean;
+}
+
+export interface Outcome {
+  /** Requests each service received during the step (first run only). */
+  requests: RequestRecord[][];
+  /** Whether the armed fault met its request. */
+  fired: boolean;
+  /** Errors of the step and of its re-run. */
+  errors: string[];
+  rerun: boolean;
+  problems: string[];
+  duplicates: number;
+  orphans: number;
+  /** Objects of the case on the services after the step converged, and after destroy. */
+  afterStep: number;
+  afterDestroy: number;
+}
+
+export interface Reference {
+  afterStep: number;
+  afterDestroy: number;
+}
+
+function classOf(path: string): new (name: string, args: unknown, opts?: unknown) => unknown {
+  return path.split(".").reduce((o: any, key) => o[key], pkg) as never;
+}
+
+const HTTP_REQUEST = /\b(GET|PUT|POST|PATCH|DELETE|HEAD) \/\S*/;
+
+/** Every advice the provider gives by status, for each service: an error must carry one. */
+const ADVICES: string[] = (() => {
+  const statuses = [...Object.keys(ADVICE_BY_STATUS).map(Number), 500, 599];
+  return ["keep", "workspaces", "mesh"].flatMap((service) => statuses.map((status) => adviceFor(new ApiError(service, "GET", "/", status, []))));
+})();
+
+/** What is wrong with an error message of a case: each must name the resource, the request and what to do, and hold no credential. */
+export function messageProblems(message: string, entry: Entry, secrets: string[], faulted?: RequestRecord): string[] {
+  const problems: string[] = [];
+  // The harness puts the URN first; what the provider said follows it.
+  const said = message.startsWith("urn:") ? message.slice(message.indexOf(": ") + 2) : message;
+  const short = `${message.slice(0, 120)}${message.length > 120 ? "…" : ""}`;
+  if (!said.includes(`${entry.type} "`)) problems.push(`message does not name the resource (${entry.type} "<id>"): ${short}`);
+  if (!HTTP_REQUEST.test(said)) problems.push(`message names no request (method and path): ${short}`);
+  else if (faulted && !said.includes(`${faulted.method} ${faulted.path}`)) problems.push(`message does not name the refused request ${faulted.method} ${faulted.path}: ${short}`);
+  if (!ADVICES.some((a) => said.includes(a))) problems.push(`message says nothing of what to do: ${short}`);
+  for (const secret of secrets) if (message.includes(secret)) problems.push(`message holds a token: ${short}`);
+  return problems;
+}
+
+/** `^METHOD path$` of a request, with the segments made by a case (its name, generated IDs) left open. */
+export function requestPattern(record: RequestRecord, name: string): RegExp {
+  const generated = (segment: string) =>
+    segment.includes(name) || /^(?=.*\d)[A-Za-z0-9_-]{16,}$/.test(segment) || /^[a-z]{2,4}-[A-Za-z0-9]{8,}$/.test(segment);
+  const path = record.path
+    .split("/")
+    .map((s) => (generated(s) ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${record.method} ${path}$`);
+}
+
+/** Fault targets of a step: one per request each service received in a clean run. */
+export function targetsOf(requests: RequestRecord[][], name: string): { service: number; match: RegExp; skip: number; record: RequestRecord }[] {
+  return requests.flatMap((records, service) =>
+    records.map((record, k) => {
+      const match = requestPattern(record, name);
+      const skip = records.slice(0, k).filter((r) => match.test(`${r.method} ${r.path}`)).length;
+      return { service, match, skip, record };
+    }),
+  );
+}
+
+/** The URN of the case's resource in state. */
+const urnOf = (engine: Engine, entry: Entry, name: string): string => {
+  const token = tokenOf(entry.spec);
+  const found = [...engine.state.values()].find((r) => r.type === token && r.name === name);
+  if (!found) throw new Error(`${entry.type} "${name}" is not in the state`);
+  return found.urn;
+};
+
+/** Refreshes one resource only: the others of the state are set aside meanwhile (in order). */
+async function refreshOne(engine: Engine, urn: string): Promise<void> {
+  const saved = [...engine.state.entries()];
+  for (const [key] of saved) if (key !== urn) engine.state.delete(key);
+  try {
+    await engine.refresh();
+  } finally {
+    const now = engine.state.get(urn);
+    engine.state.clear();
+    for (const [key, value] of saved) {
+      if (key === urn) {
+        if (now) engine.state.set(key, now);
+      } else engine.state.set(key, value);
+    }
+  }
+}
+
+const errorsOf = (e: unknown): string[] => (e instanceof EngineError ? e.errors : [`crash: ${e instanceof Error ? e.stack ?? e.message : String(e)}`]);
+
+/** IDs the resource's type lists now (empty when it has no `list`). */
+async function listed(lane: Lane, entry: Entry): Promise<Set<string>> {
+  const spec = entry.spec;
+  return new Set(isOperationSpec(spec) || !spec.list ? [] : await spec.list(lane.context));
+}
+
+/** Objects of the resource's type listed now and not before, against the IDs in state; and IDs in state not listed. */
+function listProblems(entry: Entry, before: Set<string>, now: Set<string>, engine: Engine): { extra: string[]; missing: string[] } {
+  const token = tokenOf(entry.spec);
+  const inState = new Set([...engine.state.values()].filter((r) => r.type === token).map((r) => r.id));
+  const listable = !isOperationSpec(entry.spec) && entry.spec.list !== undefined;
+  return {
+    extra: [...now].filter((id) => !before.has(id) && !inState.has(id)).map((id) => `${entry.type} ${id}`),
+    missing: listable ? [...inState].filter((id) => !now.has(id)).map((id) => `${entry.type} ${id}`) : [],
+  };
+}
+
+/**
+ * Whether an object of the census belongs to the case: objects of the secrets service carry the
+ * case's name; configuration endpoints (one per mount) are shared by every case of a lane, exist
+ * once the first case wrote them and stay (destroy restores or leaves them), so they are not counted.
+ * Workspaces, versions and partitions all count (their IDs are generated, or their names the case's).
+ */
+function ofCase(key: string, name: string): boolean {
+  return !key.startsWith("keep|") || key.includes(name);
+}
+
+export interface CaseOptions {
+  fault?: ArmedFault;
+  /** Object counts of the clean run of the same step; absent for the clean run itself. */
+  reference?: Reference;
+  /** Inputs to use instead of the sample's (the fuzz's accepted inputs). */
+  inputs?: (sampleInputs: SampleInputs) => SampleInputs;
+}
+
+/** Runs one case on a lane; never throws. */
+export async function runCase(lane: Lane, entry: Entry, step: StepName, name: string, options: CaseOptions = {}): Promise<Outcome> {
+  const { engine, env } = lane;
+  const outcome: Outcome = { requests: [], fired: false, errors: [], rerun: false, problems: [], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0 };
+  engine.state.clear();
+  lane.servers.forEach((s) => s.faults.clear());
+  const baseline = await lane.census();
+  const listBaseline = await listed(lane, entry);
+  const Resource = classOf(entry.path);
+  const check = (message: string, faulted?: RequestRecord) => outcome.problems.push(...messageProblems(message, entry, lane.secrets, faulted));
+  let prerequisites: Program = () => ({});
+  let program: Program = prerequisites;
+  try {
+    await entry.sample.prepare?.(env);
+    if (entry.sample.prerequisites) prerequisites = await entry.sample.prerequisites(env, name);
+    const before = entry.sample.prerequisites ? (await engine.up(prerequisites)).outputs : {};
+    let inputs = await entry.sample.inputs(env, name, before);
+    if (options.inputs) inputs = options.inputs(inputs);
+    const declare = (values: SampleInputs): Program => () => {
+      const out = prerequisites();
+      new Resource(name, values);
+      return out;
+    };
+    let run: () => Promise<unknown>;
+    if (step !== "create") await engine.up(declare(inputs));
+    switch (step) {
+      case "create":
+        program = declare(inputs);
+        run = () => engine.up(program);
+        break;
+      case "update":
+        program = declare(await entry.sample.change!(inputs, env));
+        run = () => engine.up(program);
+        break;
+      case "refresh":
+        program = declare(inputs);
+        {
+          const urn = urnOf(engine, entry, name);
+          run = () => refreshOne(engine, urn);
+        }
+        break;
+      case "delete":
+        program = prerequisites;
+        run = () => engine.up(program);
+        break;
+      case "adoption": {
+        const declared = entry.sample.change ? await entry.sample.change(inputs, env) : inputs;
+        // The object stays on the service; the program forgets it and adopts it back, changed.
+        engine.state.delete(urnOf(engine, entry, name));
+        program = declare({ ...declared, adopt: true });
+        run = () => engine.up(program);
+        break;
+      }
+    }
+
+    lane.servers.forEach((s) => s.log.clear());
+    const fault = options.fault;
+    if (fault) {
+      const server = lane.servers[fault.service];
+      // A fault that does nothing takes the matching requests before the k-th.
+      if (fault.skip > 0) server.faults.inject({ times: fault.skip, match: fault.match });
+      server.faults.inject({ times: 1, match: fault.match, ...fault.kind.fault });
+    }
+    const first = await run().then(
+      () => undefined,
+      (e: unknown) => e ?? new Error("failed"),
+    );
+    lane.servers.forEach((s) => s.faults.clear());
+    outcome.requests = lane.servers.map((s) => [...s.log.entries]);
+    let faulted: RequestRecord | undefined;
+    if (fault) {
+      const matching = outcome.requests[fault.service].filter((r) => fault.match.test(`${r.method} ${r.path}`));
+      faulted = matching[fault.skip];
+      outcome.fired = faulted !== undefined;
+    }
+    if (first) {
+      outcome.errors.push(...errorsOf(first));
+      for (const message of errorsOf(first)) check(message, fault?.kind.final ? faulted : undefined);
+      // At most one re-run, without the fault.
+      outcome.rerun = true;
+      const second = await run().then(
+        () => undefined,
+        (e: unknown) => e ?? new Error("failed"),
+      );
+      if (second) {
+        outcome.errors.push(...errorsOf(second));
+        for (const message of errorsOf(second)) check(message);
+        outcome.problems.push(`the re-run failed too: ${errorsOf(second)[0].slice(0, 300)}`);
+      }
+    }
+    if (fault?.kind.final && outcome.fired) {
+      if (!first) outcome.problems.push(`a ${fault.kind.name} answer to ${faulted!.method} ${faulted!.path} did not surface as an error`);
+      const at = outcome.requests[fault.service].indexOf(faulted!);
+      const again = outcome.requests[fault.service].slice(at + 1).filter((r) => r.method === faulted!.method && r.url === faulted!.url);
+      if (first && again.length) outcome.problems.push(`a ${fault.kind.name} answer to ${faulted!.method} ${faulted!.path} was retried`);
+    }
+
+    // State and services agree: a refresh finds nothing, a preview plans nothing.
+    const refreshed: RunResult | Error = await engine.refresh().catch((e: Error) => e);
+    if (refreshed instanceof Error) outcome.problems.push(`refresh failed: ${errorsOf(refreshed)[0].slice(0, 300)}`);
+    else {
+      // Computed outputs may move (a workspace's current version after an upload); declared inputs may not.
+      const declared = (urn: string) => Object.keys(engine.state.get(urn)?.inputs ?? {});
+      const drift = refreshed.steps.filter((s) => s.op === "delete" || (s.op === "refresh" && (s.diffs ?? []).some((d) => declared(s.urn).includes(d))));
+      if (drift.length) outcome.problems.push(`refresh found a difference: ${drift.map((s) => `${s.op} ${s.name} [${s.diffs ?? ""}]`).join(", ")}`);
+    }
+    const preview: RunResult | Error = await engine.preview(program).catch((e: Error) => e);
+    if (preview instanceof Error) outcome.problems.push(`preview failed: ${errorsOf(preview)[0].slice(0, 300)}`);
+    else {
+      const planned = preview.steps.filter((s) => s.op !== "same");
+      if (planned.length) outcome.problems.push(`a preview after the run plans: ${planned.map((s) => `${s.op} ${s.name} [${s.diffs ?? ""}]`).join(", ")}`);
+    }
+    const lists = listProblems(entry, listBaseline, await listed(lane, entry), engine);
+    if (lists.extra.length) {
+      outcome.duplicates += lists.extra.length;
+      outcome.problems.push(`the service holds objects the state does not: ${lists.extra.join(", ")}`);
+    }
+    if (lists.missing.length) outcome.problems.push(`the state holds objects the service does not: ${lists.missing.join(", ")}`);
+    const made = [...(await lane.census())].filter((k) => !baseline.has(k) && ofCase(k, name));
+    outcome.afterStep = made.length;
+    if (options.reference && made.length > options.reference.afterStep) {
+      outcome.duplicates += made.length - options.reference.afterStep;
+      outcome.problems.push(`the services hold ${made.length} objects of the case, a clean run ${options.reference.afterStep}: ${made.join(", ")}`);
+    }
+  } catch (e) {
+    outcome.problems.push(`the case could not run: ${errorsOf(e)[0].slice(0, 400)}`);
+  }
+
+  // Nothing of the case may stay behind.
+  const exported = JSON.stringify(engine.exportState()) + lane.hostOutput();
+  for (const secret of lane.secrets) if (exported.includes(secret)) outcome.problems.push("a token is in the state or the provider host's output");
+  try {
+    if (engine.state.size) await engine.up(prerequisites);
+    await engine.destroy();
+  } catch (e) {
+    outcome.problems.push(`destroy failed: ${errorsOf(e)[0].slice(0, 300)}`);
+  }
+  if (engine.state.size) outcome.problems.push(`destroy left ${engine.state.size} resources in state`);
+  engine.state.clear();
+  try {
+    const left = [...(await lane.census())].filter((k) => !baseline.has(k) && ofCase(k, name));
+    outcome.afterDestroy = left.length;
+    if (options.reference && left.length > options.reference.afterDestroy) {
+      outcome.orphans += left.length - options.reference.afterDestroy;
+      outcome.problems.push(`after destroy the services hold ${left.join(", ")}`);
+    }
+    const lists = listProblems(entry, listBaseline, await listed(lane, entry), engine);
+    if (lists.extra.length && !(options.reference && left.length > options.reference.afterDestroy)) {
+      outcome.orphans += lists.extra.length;
+      outcome.problems.push(`after destroy the service lists ${lists.extra.join(", ")}`);
+    }
+  } catch (e) {
+    outcome.problems.push(`census failed: ${String(e)}`);
+  }
+  return outcome;
+}
+
+/** Runs `work` over `items` on every lane at once, each lane taking the next item when free. */
+export async function onLanes<T, R>(lanes: Lane[], items: T[], work: (lane: Lane, item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    lanes.map(async (lane) => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(lane, items[index], index);
+      }
+    }),
+  );
+  return results;
+}

@@ -1,0 +1,111 @@
+/**
+ * Fault matrix: every registered resource × each of its steps (create, update, refresh, delete,
+ * adoption) × the k-th request the step makes (counted in a clean run) × each fault the services
+ * can answer with. After at most one re-run without the fault, state and services agree, nothing
+ * is duplicated, destroy leaves nothing behind, and every error names the resource, the request
+ * and what to do, without a token.
+ */
+import { RequestRecord } from "../../emulator/common";
+import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
+import { serviceSamples } from "../support/samples";
+import { registeredResources } from "../../resources/registry";
+import { shortTypeOf, tokenOf } from "../../provider/spec";
+import { entries, Entry, FaultKind, onLanes, Outcome, Reference, runCase, StepName, stepsOf, targetsOf } from "./cases";
+import { Lane, startLane } from "./services";
+
+/** Requests time out after this long; the timeout fault holds its answer back longer. */
+const TIMEOUT_SECONDS = 0.5;
+const LANES = 4;
+
+const FAULTS: FaultKind[] = [
+  { name: "412", fault: { status: 412 } },
+  { name: "429 with Retry-After", fault: { status: 429, headers: { "Retry-After": "0" } } },
+  { name: "500", fault: { status: 500 } },
+  { name: "502", fault: { status: 502 } },
+  { name: "503", fault: { status: 503 } },
+  { name: "reset connection", fault: { drop: true } },
+  { name: "lost answer", fault: { dropAfterHandling: true } },
+  { name: "timeout", fault: { delayMs: TIMEOUT_SECONDS * 1000 + 300 } },
+  { name: "400", fault: { status: 400 }, final: true },
+  { name: "403", fault: { status: 403 }, final: true },
+];
+
+interface CaseResult {
+  entry: Entry;
+  step: StepName;
+  label: string;
+  outcome: Outcome;
+}
+
+describe("fault matrix", () => {
+  let postgres: EmbeddedPostgres;
+  let lanes: Lane[] = [];
+  const clean = new Map<string, Outcome>();
+  const results: CaseResult[] = [];
+  let all: Entry[] = [];
+
+  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s has a service sample", (type) => {
+    expect(serviceSamples[type] ? type : `add a sample for ${type} in tests/support/samples.ts`).toBe(type);
+  });
+
+  beforeAll(async () => {
+    all = entries().filter((e) => !process.env.CAMPAIGN_ONLY || e.type.match(process.env.CAMPAIGN_ONLY));
+    postgres = await startEmbeddedPostgres();
+    lanes = await Promise.all(Array.from({ length: LANES }, () => startLane({ postgresConnectionString: postgres.connectionString, timeoutSeconds: TIMEOUT_SECONDS })));
+
+    // Clean runs: what each step requests, and how many objects it leaves.
+    const steps = all.flatMap((entry) => stepsOf(entry).map((step) => ({ entry, step })));
+    const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`));
+    steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
+    if (process.env.CAMPAIGN_DEBUG) for (const [k, o] of clean) console.log(k, o.requests.map((rs) => rs.map((r) => `${r.method} ${r.url} ${r.status}`)), o.problems, o.afterStep, o.afterDestroy);
+
+    const cases = steps.flatMap(({ entry, step }, i) => {
+      const reference: Reference = { afterStep: cleanRuns[i].afterStep, afterDestroy: cleanRuns[i].afterDestroy };
+      if (cleanRuns[i].problems.length) return [];
+      return targetsOf(cleanRuns[i].requests, `cln${i}x`).flatMap((target, k) =>
+        FAULTS.map((kind) => ({ entry, step, target, kind, reference, label: `${step} #${k + 1} ${describeRequest(target.record)} × ${kind.name}` })),
+      );
+    });
+    const outcomes = await onLanes(lanes, cases, (lane, c, i) =>
+      runCase(lane, c.entry, c.step, `flt${i}x`, {
+        reference: c.reference,
+        fault: { service: c.target.service, match: c.target.match, skip: c.target.skip, kind: c.kind },
+      }),
+    );
+    cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, label: c.label, outcome: outcomes[i] }));
+  }, 20 * 60_000);
+
+  afterAll(async () => {
+    const converged = results.filter((r) => r.outcome.problems.length === 0).length;
+    const duplicates = results.reduce((n, r) => n + r.outcome.duplicates, 0);
+    const orphans = results.reduce((n, r) => n + r.outcome.orphans, 0);
+    const fired = results.filter((r) => r.outcome.fired).length;
+    console.log(`fault matrix: ${results.length} cases (${fired} faults met their request), ${converged} converged, ${duplicates} duplicates, ${orphans} orphans`);
+    await Promise.all(lanes.map((l) => l.close()));
+    await postgres?.close();
+  });
+
+  const failures = (type: string) =>
+    results.filter((r) => r.entry.type === type && r.outcome.problems.length).map((r) => `${r.label}: ${r.outcome.problems.join(" | ")}`);
+
+  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: clean runs of every step converge", (type) => {
+    const problems = [...clean.entries()].filter(([key, o]) => key.startsWith(`${type} `) && o.problems.length).map(([key, o]) => `${key}: ${o.problems.join(" | ")}`);
+    expect(problems).toEqual([]);
+  });
+
+  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: every fault case converges, without duplicates or orphans", (type) => {
+    expect(results.some((r) => r.entry.type === type) || ![...clean.keys()].some((k) => k.startsWith(`${type} `))).toBe(true);
+    expect(failures(type)).toEqual([]);
+  });
+
+  test("totals: duplicates = orphans = 0, converged = cases", () => {
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.reduce((n, r) => n + r.outcome.duplicates, 0)).toBe(0);
+    expect(results.reduce((n, r) => n + r.outcome.orphans, 0)).toBe(0);
+    expect(results.filter((r) => r.outcome.problems.length === 0).length).toBe(results.length);
+  });
+});
+
+function describeRequest(record: RequestRecord): string {
+  return `${record.method} ${record.path}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * The three service emulators and one engine harness configured for all of them: a "lane" of the
+ * campaigns, which run cases on several lanes at once. Each lane also keeps a census of what the
+ * services hold (out of band), so a case can tell what it left behind.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Engine } from "../../harness";
+import { startKeepEmulator } from "../../emulator/keep";
+import { cloudCredentialsAccess, registerCloudCredentialsEngine } from "../../emulator/keep/cloud-credentials";
+import { startMeshEmulator } from "../../emulator/mesh";
+import { startWorkspacesEmulator } from "../../emulator/workspaces";
+import { createContext, OperationContext } from "../../provider/context";
+import type { ServiceServer } from "../../emulator/common";
+import type { SampleEnv } from "../support/samples";
+
+export interface Lane {
+  env: SampleEnv;
+  engine: Engine;
+  /** A context of the provider's own clients on this lane's configuration (for the specs' `list`). */
+  context: OperationContext;
+  servers: ServiceServer[];
+  /** Every credential of the emulators: none may appear in a message, the state or the host's output. */
+  secrets: string[];
+  /** Keys of every object the services hold now. */
+  census(): Promise<Set<string>>;
+  /** What the provider host printed so far. */
+  hostOutput(): string;
+  close(): Promise<void>;
+}
+
+export interface LaneOptions {
+  postgresConnectionString: string;
+  /** Timeout of one request attempt, in seconds (the campaigns' timeout faults wait past it). */
+  timeoutSeconds: number;
+}
+
+export async function startLane(options: LaneOptions): Promise<Lane> {
+  const [keep, workspaces, mesh] = await Promise.all([
+    startKeepEmulator({ register: registerCloudCredentialsEngine }),
+    // Rate limiting off and uploads processed at once: the faults are injected, not incidental.
+    startWorkspacesEmulator({ rateLimitPerSecond: 0, uploadDelayMs: 2 }),
+    startMeshEmulator({ deletionDelayMs: 2 }),
+  ]);
+  // The cloud provider's eventual consistency is a subject of its own tests, not of the faults.
+  cloudCredentialsAccess(keep.state).settings.consistencyWindowMs = 0;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "campaign-"));
+  const tuning = (service: string) => ({
+    [`${service}:retryBaseDelayMs`]: "2",
+    [`${service}:timeoutSeconds`]: String(options.timeoutSeconds),
+  });
+  const config: Record<string, string> = {
+    "keep:address": keep.url,
+    "keep:token": keep.rootToken,
+    ...tuning("keep"),
+    "workspaces:address": workspaces.url,
+    "workspaces:token": workspaces.tokens.user,
+    "workspaces:organization": workspaces.organization,
+    ...tuning("workspaces"),
+    "mesh:address": mesh.url,
+    "mesh:token": mesh.rootToken,
+    ...tuning("mesh"),
+  };
+  const engine = new Engine({ project: "campaigns", config, secretConfig: ["keep:token", "workspaces:token", "mesh:token"] });
+
+  // Keep objects are followed as they change; the other services are read through their APIs.
+  const keepObjects = new Set<string>();
+  keep.onChange((c) => {
+    if (c.change !== "write" && c.change !== "delete") return;
+    const key = `keep|${c.namespace.path}|${c.mount.path}|${c.kind}|${c.name}`;
+    if (c.change === "write") keepObjects.add(key);
+    else keepObjects.delete(key);
+  });
+  const getJson = async (url: string, headers: Record<string, string>) => {
+    const answer = await fetch(url, { headers });
+    if (answer.status !== 200) throw new Error(`census: GET ${url} answered ${answer.status}`);
+    return answer.json() as Promise<any>;
+  };
+  const census = async (): Promise<Set<string>> => {
+    const keys = new Set(keepObjects);
+    const wsHeaders = { Authorization: `Bearer ${workspaces.tokens.user}` };
+    for (const org of [workspaces.organization, workspaces.secondOrganization]) {
+      const list = await getJson(`${workspaces.url}/api/v2/organizations/${org}/workspaces?page%5Bsize%5D=100`, wsHeaders);
+      for (const ws of list.data as { id: string }[]) {
+        keys.add(`workspaces|workspace|${ws.id}`);
+        const versions = await getJson(`${workspaces.url}/api/v2/workspaces/${ws.id}/configuration-versions?page%5Bsize%5D=100`, wsHeaders);
+        for (const cv of versions.data as { id: string; attributes: { status: string } }[]) {
+          if (cv.attributes.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
+        }
+      }
+    }
+    const partitions = await getJson(`${mesh.url}/v1/partitions`, { "X-Mesh-Token": mesh.rootToken });
+    for (const p of partitions as { Name: string; DeletedAt?: string }[]) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
+    return keys;
+  };
+
+  const servers: ServiceServer[] = [keep, workspaces, mesh];
+  return {
+    env: { keep, workspaces, mesh, postgresConnectionString: options.postgresConnectionString, scratch },
+    engine,
+    context: createContext((key) => config[key], {}),
+    servers,
+    secrets: [keep.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
+    census,
+    hostOutput: () => ((engine as unknown as { host?: { stderr: string[] } }).host?.stderr ?? []).join("\n"),
+    close: async () => {
+      await engine.close();
+      await Promise.all(servers.map((s) => s.close()));
+      fs.rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
