@@ -98,7 +98,8 @@ function inputFacts(spec: ResourceSpec, key: string): { required: boolean; accep
   if (!schema) return { required: false, acceptsReference: false };
   return {
     required: !schema.safeParse(undefined).success,
-    acceptsReference: schema.safeParse({ fromConfig: "project:key" }).success,
+    // A reference schema is strict: a map of strings would take the first object, never the second.
+    acceptsReference: schema.safeParse({ fromConfig: "project:key" }).success && !schema.safeParse({ fromConfig: "project:key", unknownKey: "x" }).success,
   };
 }
 

@@ -1,0 +1,221 @@
+/**
+ * `pulumi-keepstack/policy`: CrossGuard rules for programs of this package, for a policy pack:
+ *
+ * ```ts
+ * // index.ts of a policy pack (PulumiPolicy.yaml beside it)
+ * import { PolicyPack } from "@pulumi/policy";
+ * import { keepstackPolicies } from "pulumi-keepstack/policy";
+ * new PolicyPack("keepstack", { policies: keepstackPolicies({ workspaceAutoApply: { allowedNames: ["sandbox-*"] } }) });
+ * ```
+ *
+ * The rules are plain objects of `@pulumi/policy`'s shapes: this module needs `@pulumi/policy` only
+ * for its types, so a program's own dependencies stay as they are; a policy pack installs
+ * `@pulumi/policy` itself, as every policy pack does. Rules that concern resource types find them in
+ * the package's registry at run time, so resources added later are covered.
+ */
+import type {
+  EnforcementLevel,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+  StackValidationPolicy,
+} from "@pulumi/policy";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import { AnySpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { allSpecs } from "../resources/registry";
+
+export type KeepstackPolicy = ResourceValidationPolicy | StackValidationPolicy;
+
+/** Names of the rules, for `enforcementLevels` and for the pack's configuration. */
+export const POLICY_NAMES = {
+  egpWildcard: "keepstack-egp-wildcard-hard-mandatory",
+  exportableTokenization: "keepstack-no-exportable-tokenization",
+  secretsByReference: "keepstack-secrets-by-reference",
+  skipTlsVerify: "keepstack-no-skip-tls-verify",
+  workspaceAutoApply: "keepstack-workspace-auto-apply-allowed",
+  acknowledgedOperations: "keepstack-acknowledged-operations-allowed-stacks",
+} as const;
+
+export type PolicyName = (typeof POLICY_NAMES)[keyof typeof POLICY_NAMES];
+
+/** The stack configuration a stack runs with (`keep:skipTlsVerify`, ...), by stack name. */
+export type StackConfigSource = (stack: string) => Record<string, string | undefined>;
+
+export interface KeepstackPolicyOptions {
+  /** Enforcement level per rule (default `mandatory` for each); the pack's configuration can override it. */
+  enforcementLevels?: Partial<Record<PolicyName, EnforcementLevel>>;
+  /** Workspaces whose `autoApply` may be true: names or patterns with `*`. Default: none. */
+  workspaceAutoApply?: { allowedNames?: string[] };
+  /**
+   * Operations that wipe or lose data, allowed to run (acknowledged) only in some stacks: names or
+   * patterns with `*`. `types` are short type tokens; default `["keep:ReplicationSecondaryEnable"]`.
+   */
+  acknowledgedOperations?: { allowedStacks?: string[]; types?: string[] };
+  /**
+   * Where the TLS rule reads the stack's configuration. The policy framework does not hand a stack's
+   * config to policies: by default the rule reads `Pulumi.<stack>.yaml` in the directory `pulumi` runs
+   * in (its working directory, as PWD tells) and the environment (`KEEP_SKIP_VERIFY`, ...), which the
+   * provider host shares.
+   */
+  stackConfig?: StackConfigSource;
+}
+
+const specByToken = new Map<string, AnySpec>(allSpecs.map((s) => [tokenOf(s), s]));
+
+/** The spec of a resource type of this package, or undefined for anyone else's. */
+function specOf(type: string): AnySpec | undefined {
+  return specByToken.get(type);
+}
+
+/** `*` matches any run of characters; everything else is literal. */
+export function matchesPattern(value: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(value));
+}
+
+/** The stack of a URN: `urn:pulumi:<stack>::<project>::...`. */
+export function stackOfUrn(urn: string): string {
+  return urn.split("::")[0].replace(/^urn:pulumi:/, "");
+}
+
+const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value.trim().replace(/^["']|["']$/g, ""));
+
+/** Reads `<service>[-<cluster>]:<key>: value` lines of a stack file (plain values; secure ones are not settings of this rule). */
+function readStackFile(file: string): Record<string, string> {
+  const config: Record<string, string> = {};
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return config;
+  }
+  for (const m of text.matchAll(/^\s+([\w.-]+:[\w.-]+):\s*(.*?)\s*$/gm)) config[m[1]] = m[2];
+  return config;
+}
+
+/** The default source: the stack's file where `pulumi` runs, then the environment. */
+export const defaultStackConfig: StackConfigSource = (stack) => {
+  const dir = process.env.PWD ?? process.cwd();
+  return { ...readStackFile(path.join(dir, `Pulumi.${stack}.yaml`)) };
+};
+
+/** Settings that turn TLS verification off, found in stack config and the environment. */
+function skipTlsSettings(config: Record<string, string | undefined>, env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  for (const [key, value] of Object.entries(config)) if (/^(keep|workspaces|mesh)(-[a-z][a-z0-9-]*)?:skipTlsVerify$/.test(key) && truthy(value)) found.push(key);
+  for (const [name, value] of Object.entries(env)) if (/^(KEEP|WORKSPACES|MESH)(_[A-Z0-9_]+)?_SKIP_VERIFY$/.test(name) && truthy(value)) found.push(name);
+  return found.sort();
+}
+
+/**
+ * Whether an input's schema takes a secret reference (provider/secret-ref.ts): it accepts one and
+ * refuses one with an unknown key, as the strict reference schema does (a map of strings takes both).
+ */
+export function takesSecretReference(schema: z.ZodType | undefined): boolean {
+  if (!schema) return false;
+  return schema.safeParse({ fromConfig: "project:key" }).success && !schema.safeParse({ fromConfig: "project:key", unknownKey: "x" }).success;
+}
+
+/** Inputs of a spec that take a secret either as a value or as a reference (design §8). */
+export function referenceableSecretInputs(spec: AnySpec): string[] {
+  const shape = spec.inputs.shape as Record<string, z.ZodType>;
+  return (spec.secretInputs ?? []).filter((key) => takesSecretReference(shape[key]));
+}
+
+/** Every rule, with the options' settings. */
+export function keepstackPolicies(options: KeepstackPolicyOptions = {}): KeepstackPolicy[] {
+  const level = (name: PolicyName): EnforcementLevel => options.enforcementLevels?.[name] ?? "mandatory";
+  const stringList = { type: "array", items: { type: "string" } } as const;
+
+  const egpWildcard: ResourceValidationPolicy = {
+    name: POLICY_NAMES.egpWildcard,
+    description: 'An endpoint-governing policy on every path ("*") must be hard-mandatory.',
+    enforcementLevel: level(POLICY_NAMES.egpWildcard),
+    validateResource: (args: ResourceValidationArgs, report: ReportViolation) => {
+      if (shortTypeOf(args.type) !== "keep:EgpPolicy") return;
+      const paths: unknown[] = Array.isArray(args.props.paths) ? args.props.paths : [];
+      if (paths.includes("*") && args.props.enforcementLevel !== "hard-mandatory") {
+        report(`EGP "${args.props.name}" governs every path ("*") at enforcement level ${args.props.enforcementLevel ?? "(unset)"}: it must be hard-mandatory`);
+      }
+    },
+  };
+
+  const exportableTokenization: ResourceValidationPolicy = {
+    name: POLICY_NAMES.exportableTokenization,
+    description: "No tokenization transformation with the exportable mapping mode (its tokens can be decoded back to the values in bulk).",
+    enforcementLevel: level(POLICY_NAMES.exportableTokenization),
+    validateResource: (args, report) => {
+      if (shortTypeOf(args.type) !== "keep:TransformTransformation") return;
+      if (args.props.mappingMode === "exportable") report(`transformation "${args.props.name}" uses mappingMode "exportable": use "default"`);
+    },
+  };
+
+  const secretsByReference: ResourceValidationPolicy = {
+    name: POLICY_NAMES.secretsByReference,
+    description: "Credentials are given by reference ({ fromConfig }, { fromEnv }, { fromFile }), never as plain values, where the input takes a reference.",
+    enforcementLevel: level(POLICY_NAMES.secretsByReference),
+    validateResource: (args, report) => {
+      const spec = specOf(args.type);
+      if (!spec) return;
+      for (const key of referenceableSecretInputs(spec)) {
+        const value = args.props[key];
+        if (typeof value === "string" && value !== "") {
+          report(`${key} is given as a value: give it by reference, e.g. { fromConfig: "<project>:<key>" } with \`pulumi config set --secret\`, so it stays out of the state`);
+        }
+      }
+    },
+  };
+
+  const skipTlsVerify: StackValidationPolicy = {
+    name: POLICY_NAMES.skipTlsVerify,
+    description: "TLS certificate verification stays on (no skipTlsVerify in stack config, no *_SKIP_VERIFY in the environment).",
+    enforcementLevel: level(POLICY_NAMES.skipTlsVerify),
+    validateStack: (args: StackValidationArgs, report: ReportViolation) => {
+      const ours = args.resources.filter((r) => specOf(r.type));
+      if (ours.length === 0) return;
+      const stack = stackOfUrn(ours[0].urn);
+      const found = skipTlsSettings((options.stackConfig ?? defaultStackConfig)(stack), options.stackConfig ? {} : process.env);
+      if (found.length) report(`TLS verification is turned off by ${found.join(", ")}: give the service's CA instead (caCert)`);
+    },
+  };
+
+  const workspaceAutoApply: ResourceValidationPolicy = {
+    name: POLICY_NAMES.workspaceAutoApply,
+    description: "Workspaces apply runs automatically only where allowed (config allowedNames: names or patterns with *).",
+    enforcementLevel: level(POLICY_NAMES.workspaceAutoApply),
+    configSchema: { properties: { allowedNames: stringList } },
+    validateResource: (args, report) => {
+      if (shortTypeOf(args.type) !== "workspaces:Workspace" || args.props.autoApply !== true) return;
+      const allowed = args.getConfig<{ allowedNames?: string[] }>().allowedNames ?? options.workspaceAutoApply?.allowedNames ?? [];
+      const name = String(args.props.name);
+      if (!matchesPattern(name, allowed)) report(`workspace "${name}" has autoApply: true, allowed only for ${allowed.length ? allowed.join(", ") : "no workspace"}`);
+    },
+  };
+
+  const acknowledgedOperations: ResourceValidationPolicy = {
+    name: POLICY_NAMES.acknowledgedOperations,
+    description: "Operations that wipe or may lose data (a secondary enable) are acknowledged only in the stacks allowed (config allowedStacks, types).",
+    enforcementLevel: level(POLICY_NAMES.acknowledgedOperations),
+    configSchema: { properties: { allowedStacks: stringList, types: stringList } },
+    validateResource: (args, report) => {
+      const config = args.getConfig<{ allowedStacks?: string[]; types?: string[] }>();
+      const types = config.types ?? options.acknowledgedOperations?.types ?? ["keep:ReplicationSecondaryEnable"];
+      const spec = specOf(args.type);
+      if (!spec || !types.includes(shortTypeOf(args.type)) || spec.kind !== "operation") return;
+      const acknowledged = (spec.acknowledgements ?? []).filter((a) => args.props[a.input] === true).map((a) => a.input);
+      if (acknowledged.length === 0) return;
+      const allowed = config.allowedStacks ?? options.acknowledgedOperations?.allowedStacks ?? [];
+      const stack = stackOfUrn(args.urn);
+      if (!matchesPattern(stack, allowed)) {
+        report(`${shortTypeOf(args.type)} "${args.name}" is acknowledged (${acknowledged.join(", ")}) in stack "${stack}", allowed only in ${allowed.length ? allowed.join(", ") : "no stack"}`);
+      }
+    },
+  };
+
+  return [egpWildcard, exportableTokenization, secretsByReference, skipTlsVerify, workspaceAutoApply, acknowledgedOperations];
+}
+
+export { evaluatePolicies } from "./evaluate";
+export type { PolicyViolation, PolicyTarget } from "./evaluate";
