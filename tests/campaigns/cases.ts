@@ -11,7 +11,7 @@ import { AnySpec, isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "..
 import type { RequestRecord } from "../../emulator/common";
 import { registeredResources } from "../../resources/registry";
 import { EngineError, Engine, Program, RunResult } from "../../harness";
-import { serviceSampleOf, ServiceSample, SampleInputs } from "../support/samples";
+import { serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
 import type { Lane } from "./services";
 
 export type StepName = "create" | "update" | "refresh" | "delete" | "adoption";
@@ -25,9 +25,20 @@ export interface Entry {
   sample: ServiceSample;
 }
 
-/** Every registered resource with its sample; a resource without one throws, naming the file to add it to. */
+/** Every registered resource with a sample (the campaigns' "has a sample" tests fail for the others). */
 export function entries(): Entry[] {
-  return registeredResources.map(({ path, spec }) => ({ path, spec, type: shortTypeOf(tokenOf(spec)), sample: serviceSampleOf(tokenOf(spec)) }));
+  return registeredResources.flatMap(({ path, spec }) => {
+    const type = shortTypeOf(tokenOf(spec));
+    return serviceSamples[type] ? [{ path, spec, type, sample: serviceSampleOf(type) }] : [];
+  });
+}
+
+/** The short type of every registered resource. */
+export const registeredTypes = (): string[] => registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec)));
+
+/** Fails, saying where to add it, when a registered type has no sample. */
+export function expectSample(type: string): void {
+  serviceSampleOf(type);
 }
 
 /** The steps a resource has: operations have no adoption; no update without an in-place change. */
@@ -71,6 +82,10 @@ export interface Outcome {
   problems: string[];
   duplicates: number;
   orphans: number;
+  /** The case did not run: `accept` refused its inputs. */
+  skipped?: boolean;
+  /** The service refused the inputs, as `refusal` allows. */
+  refused?: boolean;
   /** Objects of the case on the services after the step converged, and after destroy. */
   afterStep: number;
   afterDestroy: number;
@@ -187,9 +202,16 @@ export interface CaseOptions {
   fault?: ArmedFault;
   /** Object counts of the clean run of the same step; absent for the clean run itself. */
   reference?: Reference;
-  /** Inputs to use instead of the sample's (the fuzz's accepted inputs). */
+  /** Inputs to use instead of the sample's (the fuzz's changed inputs). */
   inputs?: (sampleInputs: SampleInputs) => SampleInputs;
+  /** Whether to run the case with these inputs at all (the fuzz runs only what `check` accepts). */
+  accept?: (inputs: SampleInputs) => Promise<boolean>;
+  /** An error the service may answer instead of converging (a refusal naming the property); no re-run follows. */
+  refusal?: (message: string) => boolean;
 }
+
+/** Ends a case early, on to its destroy. */
+class Skip extends Error {}
 
 /** Runs one case on a lane; never throws. */
 export async function runCase(lane: Lane, entry: Entry, step: StepName, name: string, options: CaseOptions = {}): Promise<Outcome> {
@@ -209,6 +231,10 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
     const before = entry.sample.prerequisites ? (await engine.up(prerequisites)).outputs : {};
     let inputs = await entry.sample.inputs(env, name, before);
     if (options.inputs) inputs = options.inputs(inputs);
+    if (options.accept && !(await options.accept(inputs))) {
+      outcome.skipped = true;
+      throw new Skip();
+    }
     const declare = (values: SampleInputs): Program => () => {
       const out = prerequisites();
       new Resource(name, values);
@@ -266,6 +292,11 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       faulted = matching[fault.skip];
       outcome.fired = faulted !== undefined;
     }
+    if (first && options.refusal && errorsOf(first).every(options.refusal)) {
+      outcome.refused = true;
+      outcome.errors.push(...errorsOf(first));
+      throw new Skip();
+    }
     if (first) {
       outcome.errors.push(...errorsOf(first));
       for (const message of errorsOf(first)) check(message, fault?.kind.final ? faulted : undefined);
@@ -316,7 +347,7 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       outcome.problems.push(`the services hold ${made.length} objects of the case, a clean run ${options.reference.afterStep}: ${made.join(", ")}`);
     }
   } catch (e) {
-    outcome.problems.push(`the case could not run: ${errorsOf(e)[0].slice(0, 400)}`);
+    if (!(e instanceof Skip)) outcome.problems.push(`the case could not run: ${errorsOf(e)[0].slice(0, 400)}`);
   }
 
   // Nothing of the case may stay behind.

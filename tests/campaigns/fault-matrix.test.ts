@@ -7,10 +7,9 @@
  */
 import { RequestRecord } from "../../emulator/common";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
-import { serviceSamples } from "../support/samples";
 import { registeredResources } from "../../resources/registry";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { entries, Entry, FaultKind, onLanes, Outcome, Reference, runCase, StepName, stepsOf, targetsOf } from "./cases";
+import { entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, Reference, runCase, StepName, stepsOf, targetsOf } from "./cases";
 import { Lane, startLane } from "./services";
 
 /** Requests time out after this long; the timeout fault holds its answer back longer. */
@@ -44,12 +43,12 @@ describe("fault matrix", () => {
   const results: CaseResult[] = [];
   let all: Entry[] = [];
 
-  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s has a service sample", (type) => {
-    expect(serviceSamples[type] ? type : `add a sample for ${type} in tests/support/samples.ts`).toBe(type);
+  test.each(registeredTypes())("%s has a service sample", (type) => {
+    expectSample(type);
   });
 
   beforeAll(async () => {
-    all = entries().filter((e) => !process.env.CAMPAIGN_ONLY || e.type.match(process.env.CAMPAIGN_ONLY));
+    all = entries();
     postgres = await startEmbeddedPostgres();
     lanes = await Promise.all(Array.from({ length: LANES }, () => startLane({ postgresConnectionString: postgres.connectionString, timeoutSeconds: TIMEOUT_SECONDS })));
 
@@ -57,7 +56,6 @@ describe("fault matrix", () => {
     const steps = all.flatMap((entry) => stepsOf(entry).map((step) => ({ entry, step })));
     const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`));
     steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
-    if (process.env.CAMPAIGN_DEBUG) for (const [k, o] of clean) console.log(k, o.requests.map((rs) => rs.map((r) => `${r.method} ${r.url} ${r.status}`)), o.problems, o.afterStep, o.afterDestroy);
 
     const cases = steps.flatMap(({ entry, step }, i) => {
       const reference: Reference = { afterStep: cleanRuns[i].afterStep, afterDestroy: cleanRuns[i].afterDestroy };

@@ -1,0 +1,227 @@
+/**
+ * Fuzz of every registered resource's `check` and `diff` (fast-check, seeded): wrong types, missing
+ * and extra keys, odd and long strings, nulls, arrays and objects where they do not belong, and the
+ * preview's unknown value at any depth. `check` never throws, and each failure names an input (or a
+ * path inside one) and says why; `diff` never throws. Both run under a context whose service clients
+ * throw, so they provably call no service. Then inputs `check` accepts, one field of a sample
+ * changed, are applied through the provider host: the up converges, or the service refuses it
+ * naming the property; never a crash.
+ */
+import fc from "fast-check";
+import { machineOf } from "../../provider/machines";
+import { Machine } from "../../provider/machine";
+import { UNKNOWN } from "../../provider/unknowns";
+import { AnySpec, isOperationSpec } from "../../provider/spec";
+import { throwingContext } from "../support/contexts";
+import { sampleFor } from "../support/samples";
+import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
+import { entries, Entry, expectSample, onLanes, registeredTypes, runCase } from "./cases";
+import { Lane, startLane } from "./services";
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+const RUNS_PER_RESOURCE = 400;
+const APPLIED_PER_RESOURCE = 10;
+const LANES = 3;
+
+/** Local settings the static samples' references resolve to. */
+const context = () => throwingContext({ "app:secret": "local-secret" }, { APP_SECRET: "local-secret" });
+
+const oddStrings = fc.constantFrom(
+  "",
+  " ",
+  "\t\n ",
+  ".",
+  "..",
+  "a.",
+  "/",
+  "a/b",
+  "/a/",
+  "a:b",
+  "a@b",
+  "{{ .Nope }}",
+  "é漢字🙂",
+  "\u0000",
+  "\u202e",
+  "x".repeat(10_000),
+  UNKNOWN,
+);
+
+/** Any JSON-like value, the unknown sentinel possible at any depth. */
+const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    oddStrings,
+    fc.string({ unit: "grapheme", maxLength: 40 }),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.constant(UNKNOWN),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("name", "policy", "fromConfig", "fromEnv", "")), tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** Puts the unknown value somewhere inside `value`. */
+function unknownInside(value: unknown, path: number[]): unknown {
+  if (Array.isArray(value) && value.length) {
+    const i = path[0] % value.length;
+    return value.map((v, j) => (j === i ? unknownInside(v, path.slice(1)) : v));
+  }
+  if (value && typeof value === "object" && Object.keys(value).length) {
+    const keys = Object.keys(value);
+    const key = keys[path[0] % keys.length];
+    return { ...value, [key]: unknownInside((value as Record<string, unknown>)[key], path.slice(1)) };
+  }
+  return UNKNOWN;
+}
+
+/** Inputs built from a sample: keys set to odd values, removed, added; unknown somewhere. */
+function mutatedInputs(base: Record<string, unknown>, keys: string[]): fc.Arbitrary<Record<string, unknown>> {
+  const key = fc.constantFrom(...keys, "extra", "adopt", "triggers", "__proto__x", "");
+  const mutation = fc.oneof(
+    fc.record({ kind: fc.constant("set" as const), key, value: anyValue }),
+    fc.record({ kind: fc.constant("remove" as const), key, value: fc.constant(undefined) }),
+    fc.record({ kind: fc.constant("unknown" as const), key, value: fc.array(fc.nat(), { minLength: 1, maxLength: 4 }) }),
+  );
+  return fc.tuple(fc.boolean(), fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 6 }), anyValue, { maxKeys: 2 })).map(
+    ([fromSample, mutations, extra]) => {
+      const inputs: Record<string, unknown> = fromSample ? structuredClone(base) : { ...extra };
+      for (const m of mutations) {
+        if (m.kind === "set") inputs[m.key] = m.value;
+        else if (m.kind === "remove") delete inputs[m.key];
+        else inputs[m.key] = unknownInside(inputs[m.key] ?? base[m.key], m.value as number[]);
+      }
+      return inputs;
+    },
+  );
+}
+
+interface Counts {
+  tried: number;
+  throws: number;
+  accepted: number;
+  badFailures: string[];
+}
+
+const inputKeysOf = (spec: AnySpec): string[] => Object.keys(spec.inputs.shape);
+
+async function fuzzCheck(entry: Entry, seed: number): Promise<Counts> {
+  const machine: Machine = machineOf(entry.spec, context);
+  const sample = sampleFor(entry.type);
+  const keys = inputKeysOf(entry.spec);
+  const counts: Counts = { tried: 0, throws: 0, accepted: 0, badFailures: [] };
+  // Olds as state holds them: the checked sample inputs.
+  const olds = (await machine.check({}, sample.inputs)).inputs;
+  await fc.assert(
+    fc.asyncProperty(mutatedInputs(sample.inputs, keys), fc.boolean(), async (news, inState) => {
+      counts.tried++;
+      let result;
+      try {
+        result = await machine.check(inState ? olds : {}, news);
+      } catch (e) {
+        counts.throws++;
+        throw new Error(`check threw: ${(e as Error).stack}`);
+      }
+      if (result.failures.length === 0) counts.accepted++;
+      for (const f of result.failures) {
+        const root = String(f.property ?? "").split(/[.[]/)[0];
+        if (!f.property || !(root in news || keys.includes(root)) || !f.reason?.trim()) {
+          counts.badFailures.push(`${JSON.stringify(f).slice(0, 200)} for ${JSON.stringify(news).slice(0, 200)}`);
+        }
+      }
+      try {
+        await machine.diff("id", { ...olds, __provider: "x" }, news);
+        await machine.diff("id", { ...olds }, result.inputs);
+      } catch (e) {
+        counts.throws++;
+        throw new Error(`diff threw: ${(e as Error).stack}`);
+      }
+    }),
+    { seed, numRuns: RUNS_PER_RESOURCE },
+  );
+  return counts;
+}
+
+/** Plausible values one field could take instead (seeded). */
+function plausibleChange(value: unknown, pick: number): unknown {
+  if (typeof value === "string") return [`${value}-b`, value.toUpperCase(), `${value} `, value.slice(0, Math.max(1, value.length - 1))][pick % 4];
+  if (typeof value === "number") return [value + 1, value * 2, 0][pick % 3];
+  if (typeof value === "boolean") return !value;
+  if (Array.isArray(value)) return [value.slice(0, 1), [...value, ...value.slice(0, 1)], []][pick % 3];
+  if (value && typeof value === "object") return [{ ...value, extra: "x" }, {}][pick % 2];
+  return value;
+}
+
+describe("check fuzz", () => {
+  const all = entries();
+  const counts = new Map<string, Counts>();
+  const applied = { tried: 0, accepted: 0, applied: 0, converged: 0, failures: [] as string[] };
+  let postgres: EmbeddedPostgres;
+  let lanes: Lane[] = [];
+
+  afterAll(async () => {
+    const total = [...counts.values()].reduce((a, c) => ({ tried: a.tried + c.tried, throws: a.throws + c.throws, accepted: a.accepted + c.accepted }), { tried: 0, throws: 0, accepted: 0 });
+    console.log(
+      `check fuzz (seed ${SEED}): ${total.tried} inputs tried, ${total.throws} throws, ${total.accepted} accepted; ` +
+        `service runs: ${applied.tried} one-field changes, ${applied.accepted} accepted, ${applied.applied} applied, ${applied.converged} converged`,
+    );
+    await Promise.all(lanes.map((l) => l.close()));
+    await postgres?.close();
+  });
+
+  test.each(registeredTypes())("%s has a service sample", (type) => {
+    expectSample(type);
+  });
+
+  test.each(all.map((e) => [e.type, e] as const))("%s: check never throws, every failure names an input and a reason; diff never throws", async (_type, entry) => {
+    const seed = SEED + all.indexOf(entry);
+    let result: Counts;
+    try {
+      result = await fuzzCheck(entry, seed);
+    } catch (e) {
+      const cause = (e as Error & { cause?: Error }).cause;
+      throw new Error(`seed ${seed} (FUZZ_SEED=${SEED}): ${(e as Error).message}\n${cause?.message ?? ""}`);
+    }
+    counts.set(entry.type, result);
+    expect(result.throws).toBe(0);
+    expect(result.badFailures.slice(0, 5)).toEqual([]);
+    expect(result.tried).toBe(RUNS_PER_RESOURCE);
+  });
+
+  test("accepted one-field changes of each sample, applied through the provider host, converge or are refused naming the property", async () => {
+    postgres = await startEmbeddedPostgres();
+    lanes = await Promise.all(Array.from({ length: LANES }, () => startLane({ postgresConnectionString: postgres.connectionString, timeoutSeconds: 5 })));
+    const rng = fc.sample(fc.tuple(fc.nat(), fc.nat()), { seed: SEED, numRuns: all.length * APPLIED_PER_RESOURCE });
+    const jobs = all.flatMap((entry, e) => Array.from({ length: APPLIED_PER_RESOURCE }, (_, j) => ({ entry, pick: rng[e * APPLIED_PER_RESOURCE + j] })));
+    await onLanes(lanes, jobs, async (lane, { entry, pick }, i) => {
+      const machine = machineOf(entry.spec, () => throwingContext());
+      let changedKey = "";
+      const outcome = await runCase(lane, entry, "create", `fz${i}x`, {
+        inputs: (inputs) => {
+          const keys = Object.keys(inputs).filter((k) => k !== "name" || isOperationSpec(entry.spec));
+          changedKey = keys[pick[0] % keys.length];
+          return { ...inputs, [changedKey]: plausibleChange(inputs[changedKey], pick[1]) };
+        },
+        accept: async (inputs) => {
+          applied.tried++;
+          const { failures } = await machine.check({}, inputs);
+          if (failures.length) return false;
+          applied.accepted++;
+          return true;
+        },
+        refusal: (message) => {
+          const snake = changedKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+          return !/TypeError|ReferenceError|Cannot read propert|is not a function|crash:/.test(message) && (message.includes(changedKey) || message.includes(snake));
+        },
+      });
+      if (outcome.skipped) return;
+      applied.applied++;
+      if (outcome.problems.length === 0) applied.converged++;
+      else applied.failures.push(`${entry.type} ${changedKey}: ${outcome.problems.join(" | ").slice(0, 600)}`);
+    });
+    expect(applied.failures).toEqual([]);
+    expect(applied.applied).toBeGreaterThan(0);
+  }, 10 * 60_000);
+});
