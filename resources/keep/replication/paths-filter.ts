@@ -3,12 +3,16 @@
  * `deny` keeps the listed mounts and namespaces from the secondary, `allow` sends only them. The ID
  * is the secondary's cluster ID (`clusterId` of its `SecondaryEnable`). After the secondary takes a
  * new token with update-primary the service drops the filter: refresh sees it gone and the next
- * `up` makes it again. Create reads first and writes nothing when the filter is in place already.
+ * `up` makes it again. Create reads first and writes nothing when the filter is in place already;
+ * a cluster that is no longer a primary keeps no filters, so delete has nothing to do there.
  */
 import { z } from "zod";
-import { keepObject, pathSegment } from "../../../provider/keep-object";
+import type { OperationContext } from "../../../provider/context";
+import { ApiError } from "../../../provider/errors";
+import { keepObject, pathSegment, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import type { ResourceSpec } from "../../../provider/spec";
+import { clusterLabel, readStatus } from "./common";
 
 /** `secret`, `/secret/` and `secret/` name the same mount: compared as `secret/`, as a set. */
 export const normalizeFilterPaths = (paths: readonly string[]) =>
@@ -33,8 +37,34 @@ const base = keepObject({
   normalize: { paths: normalizeFilterPaths },
 });
 
+/**
+ * Whether the cluster of a filter's ID is no longer a primary: a demoted or disabled primary keeps
+ * no filters, and answers 400 to their routes, so the filter is gone.
+ */
+async function primaryGone(ctx: OperationContext, id: string): Promise<string | undefined> {
+  const { cluster } = splitKeepId(id);
+  const status = await readStatus(ctx.keep(cluster));
+  return status.mode === "primary" ? undefined : `${clusterLabel(cluster)} is no longer a primary (mode "${status.mode}")`;
+}
+
 export const pathsFilterSpec: typeof base = {
   ...base,
+  async read(ctx, id, state) {
+    try {
+      return await base.read(ctx, id, state);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 400 && (await primaryGone(ctx, id))) return undefined;
+      throw e;
+    }
+  },
+  async delete(ctx, id, state) {
+    const gone = await primaryGone(ctx, id);
+    if (gone) {
+      ctx.info(`keep:ReplicationPathsFilter "${id}": ${gone}: it keeps no paths filter, nothing to delete`);
+      return;
+    }
+    await base.delete(ctx, id, state);
+  },
   async create(ctx, values) {
     const id = base.naturalId(values);
     const found = await base.read(ctx, id);

@@ -1,5 +1,5 @@
 /**
- * `primary/revoke-secondary`: the primary disconnects the secondary `id` at once; it stays
+ * `primary/revoke-secondary`: the primary disconnects the secondary `secondaryId` at once; it stays
  * disconnected until it gets a new token (`UpdatePrimary`). Requests: a status read, the revoke.
  */
 import { z } from "zod";
@@ -10,19 +10,19 @@ export const revokeSecondarySpec = transition({
   type: "ReplicationRevokeSecondary",
   description: "Revokes a performance secondary on the primary; it disconnects at once (an operation)",
   inputs: z.object({
-    /** The secondary's ID at the primary (the `id` of its token). */
-    id: z.string().min(1, "must name the secondary"),
+    /** The secondary's ID at the primary (`secondaryId` of its token; the service's `id`). */
+    secondaryId: z.string().min(1, "must name the secondary"),
     ...clusterShape,
   }),
-  label: (values) => `revoke-secondary-${values.id}`,
+  label: (values) => `revoke-secondary-${values.secondaryId}`,
   what: "revoke a secondary",
   from: "primary",
-  holds: (status, values) => (status.mode === "primary" && !status.known_secondaries.includes(values.id) ? `no secondary "${values.id}" is known to the primary: nothing to revoke` : undefined),
-  request: (values) => ({ path: "primary/revoke-secondary", body: { id: values.id } }),
+  holds: (status, values) => (status.mode === "primary" && !status.known_secondaries.includes(values.secondaryId) ? `no secondary "${values.secondaryId}" is known to the primary: nothing to revoke` : undefined),
+  request: (values) => ({ path: "primary/revoke-secondary", body: { id: values.secondaryId } }),
   after: async (_ctx, _client, _values, before) => modeOf(before),
 });
 
-/** Revokes the secondary `id` on the primary; it disconnects until given a new token. */
+/** Revokes the secondary `secondaryId` on the primary; it disconnects until given a new token. */
 export const RevokeSecondary = defineResource(revokeSecondarySpec);
 export type RevokeSecondary = InstanceType<typeof RevokeSecondary>;
 export type RevokeSecondaryArgs = OperationArgs<typeof revokeSecondarySpec.inputs>;

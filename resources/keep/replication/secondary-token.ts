@@ -1,8 +1,8 @@
 /**
  * `primary/secondary-token`: the primary issues a wrapped, single-use activation token for the
- * secondary `id` (sudo needed). The token is a secret output with its wrapping accessor, TTL and
+ * secondary `secondaryId` (sudo needed). The token is a secret output with its wrapping accessor, TTL and
  * creation time. Destroy revokes that secondary when `revokeOnDestroy` asks for it. Requests: a
- * status read, the token.
+ * status read, the token. (The secondary's ID is `secondaryId`: `id` names the resource's own ID in Pulumi.)
  */
 import { z } from "zod";
 import { answerFields } from "../../../provider/keep-object";
@@ -13,8 +13,8 @@ import { clusterLabel, clusterShape, notAllowed, PREFIX, readStatus } from "./co
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
 
 const inputs = z.object({
-  /** The secondary's ID at the primary: a unique opaque name ("dr", "eu-west"). */
-  id: z.string().min(1, "must name the secondary").regex(/^[^/]+$/, "must not contain '/'"),
+  /** The secondary's ID at the primary (the service's `id`): a unique opaque name ("dr", "eu-west"). */
+  secondaryId: z.string().min(1, "must name the secondary").regex(/^[^/]+$/, "must not contain '/'"),
   /** How long the token can be used: a duration such as "30m" (the default) or "2h". */
   ttl: z
     .string()
@@ -47,19 +47,19 @@ export const secondaryTokenSpec = operationSpec({
   inputs,
   computed: outputs,
   secretOutputs: ["token"],
-  label: (values) => `secondary-token-${values.id}`,
+  label: (values) => `secondary-token-${values.secondaryId}`,
   async current(ctx, values) {
     const status = await readStatus(ctx.keep(values.cluster));
     if (status.mode !== "primary") throw notAllowed("generate a secondary activation token", values.cluster, status.mode);
-    if (!status.known_secondaries.includes(values.id)) return undefined;
+    if (!status.known_secondaries.includes(values.secondaryId)) return undefined;
     return {
       computed: { token: "", accessor: "", ttlSeconds: 0, creationTime: "" },
-      message: `${clusterLabel(values.cluster)}: secondary "${values.id}" is already known to the primary (it used a token): no new token was issued; revoke it (keep.replication.RevokeSecondary) to issue another`,
+      message: `${clusterLabel(values.cluster)}: secondary "${values.secondaryId}" is already known to the primary (it used a token): no new token was issued; revoke it (keep.replication.RevokeSecondary) to issue another`,
     };
   },
   async run(ctx, values) {
     const answer = await ctx.keep(values.cluster).write(`${PREFIX}/primary/secondary-token`, {
-      id: values.id,
+      id: values.secondaryId,
       ...(values.ttl ? { ttl: values.ttl } : {}),
       ...(values.secondaryPublicKey ? { secondary_public_key: values.secondaryPublicKey } : {}),
     });
@@ -74,17 +74,17 @@ export const secondaryTokenSpec = operationSpec({
       const client = ctx.keep(cluster);
       const status = await readStatus(client);
       if (status.mode !== "primary") {
-        ctx.warn(`${clusterLabel(cluster)} is no longer a primary (mode "${status.mode}"): secondary "${state.id}" was not revoked there`);
+        ctx.warn(`${clusterLabel(cluster)} is no longer a primary (mode "${status.mode}"): secondary "${state.secondaryId}" was not revoked there`);
         return;
       }
-      if (!status.known_secondaries.includes(String(state.id))) return;
-      await client.write(`${PREFIX}/primary/revoke-secondary`, { id: state.id });
+      if (!status.known_secondaries.includes(String(state.secondaryId))) return;
+      await client.write(`${PREFIX}/primary/revoke-secondary`, { id: state.secondaryId });
     },
   },
 });
 
 /**
- * An activation token for the secondary `id`, from the primary: `token` is a secret output, used
+ * An activation token for the secondary `secondaryId`, from the primary: `token` is a secret output, used
  * once by `SecondaryEnable` (or `UpdatePrimary`) within `ttlSeconds`. Nothing is issued when the
  * secondary is already known to the primary.
  */
