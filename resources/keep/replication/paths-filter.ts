@@ -78,7 +78,10 @@ export const pathsFilterSpec: typeof base = {
   },
 } satisfies ResourceSpec<typeof base.inputs, typeof base.computed>;
 
-/** The paths filter of one secondary on the primary; refresh sees it dropped after update-primary. */
+/**
+ * The paths filter of one secondary on the primary; refresh sees it dropped after update-primary.
+ * ID: the secondary's cluster ID, or `<cluster>@<id>` when the primary is a named cluster.
+ */
 export const PathsFilter = defineResource(pathsFilterSpec);
 export type PathsFilter = InstanceType<typeof PathsFilter>;
 export type PathsFilterArgs = ResourceArgs<typeof pathsFilterSpec.inputs>;
