@@ -180,11 +180,15 @@ describe("keep.replication", () => {
 
   test("demote and promote: the secondary takes over and the demoted primary follows it without a wipe", async () => {
     await engine.up(replicated);
+    clearLogs();
     await engine.up(() => {
       const demote = new keep.replication.PrimaryDemote("demote-main", {});
       new keep.replication.SecondaryPromote("promote-dr", { cluster: "dr" }, { dependsOn: demote });
     });
     expect([main.replication.mode, dr.replication.mode]).toEqual(["secondary", "primary"]);
+    // Two requests a transition; the filter left out of the program is gone with the demotion (one status read).
+    expect(main.log.lines()).toEqual([STATUS, "POST /v1/sys/replication/performance/primary/demote", STATUS]);
+    expect(dr.log.lines()).toEqual([STATUS, "POST /v1/sys/replication/performance/secondary/promote"]);
     dr.putPolicy("acl", "written-on-dr", { policy: TEXT });
 
     await engine.up(() => {
@@ -309,6 +313,33 @@ describe("keep.replication", () => {
     expect(message).toMatch(
       /the secondary did not start streaming from its primary: timed out after 0\.2 s waiting for cluster "dr" to report state "stream-wals"; last seen: state "connecting", primary https:\/\/main\.cluster\.keep\.test:8201 disconnected \(cannot reach the primary at https:\/\/main\.cluster\.keep\.test:8201\)/,
     );
+  });
+
+  test("SecondaryToken with revokeOnDestroy revokes its secondary at destroy; without it destroy leaves it", async () => {
+    const program = (revokeOnDestroy: boolean) => () => {
+      const primary = new keep.replication.PrimaryEnable("primary", {});
+      const token = new keep.replication.SecondaryToken("dr-token", { secondaryId: "dr", revokeOnDestroy }, { dependsOn: primary });
+      new keep.replication.SecondaryEnable("dr", { cluster: "dr", token: token.token, acceptDataWipe: true });
+    };
+    await engine.up(program(false));
+    // Whether destroy revokes is a setting: changing it runs nothing again.
+    clearLogs();
+    expect(summarize((await engine.up(program(true))).steps)).toEqual({ same: 2, update: 1 });
+    expect(changes()).toEqual([]);
+    clearLogs();
+    await engine.destroy();
+    expect(main.log.lines()).toEqual([STATUS, "POST /v1/sys/replication/performance/primary/revoke-secondary"]);
+    expect(main.replication.secondaries.size).toBe(0);
+    expect(dr.replication.status()).toMatchObject({ mode: "secondary", state: "connecting" });
+  });
+
+  test("getStatus needs no token; a disabled cluster reads as such", async () => {
+    const config = { "keep:address": main.url, "keep-dr:address": dr.url };
+    const ctx = createContext((key) => config[key as keyof typeof config]);
+    expect(await keep.replication.getStatus({}, ctx)).toEqual({ mode: "disabled" });
+    await engine.up(replicated);
+    expect(await keep.replication.getStatus({ cluster: "dr" }, ctx)).toMatchObject({ mode: "secondary", clusterId: dr.replication.clusterId });
+    await expect(keep.replication.getStatus({ cluster: "DR" } as never, ctx)).rejects.toThrow(/keep\.replication\.getStatus\(\): cluster: must be a cluster name/);
   });
 
   test("a secondary that reports bootstrapping first is waited for", async () => {
