@@ -9,9 +9,8 @@
  *
  * Transitions the table does not allow answer 400 naming the mode and what it allows.
  */
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { badRequest, permissionDenied } from "../replies";
 import type { KeepRouter } from "../router";
 import type { KeepChange, KeepState } from "../state";

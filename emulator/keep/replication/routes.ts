@@ -6,7 +6,7 @@
 import { readEnum, readString, readStringList } from "../fields";
 import { badRequest, envelope, ok } from "../replies";
 import type { KeepHandler, KeepOperation, KeepRequest, KeepRouter } from "../router";
-import { ReplicationNetwork, ReplicationNode } from "./node";
+import type { ReplicationNode } from "./node";
 
 const PREFIX = "sys/replication/performance";
 
@@ -164,6 +164,3 @@ export function registerReplicationRoutes(router: KeepRouter, node: ReplicationN
     },
   });
 }
-
-/** The network of a set of clusters and each cluster's node (created by the cluster starter). */
-export { ReplicationNetwork, ReplicationNode };
