@@ -172,8 +172,9 @@ async function main(): Promise<void> {
     .option("--rounds <n>", "measured repetitions after two warm-up rounds; the best of each path counts", "5")
     .option("--upload-mb <n>", "size of the generated tree for the upload benchmark (0 skips it)", "512")
     .option("--transform-values <n>", "values encoded batched and one per request for the transform figures (0 skips them)", "100000")
+    .option("--import-objects <n>", "objects of each listable type in the cluster `import --all` reads (0 skips it)", "0")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string }>();
 
   const emu = await startKeepEmulator();
   const result: Record<string, unknown> = {};
@@ -199,6 +200,8 @@ async function main(): Promise<void> {
   }
   const transform = Number(opts.transformValues) > 0 ? await import("./transform") : undefined;
   if (transform) result.transform = await transform.runTransformBench({ values: Number(opts.transformValues) });
+  const importBench = Number(opts.importObjects) > 0 ? await import("./import") : undefined;
+  if (importBench) result.import = await importBench.runImportBench({ perType: Number(opts.importObjects) });
 
   if (opts.json) {
     const text = JSON.stringify(result, null, 2);
@@ -233,6 +236,7 @@ async function main(): Promise<void> {
     );
   }
   if (transform && result.transform) for (const line of transform.describeTransformBench(result.transform as never)) console.log(line);
+  if (importBench && result.import) for (const line of importBench.describeImportBench(result.import as never)) console.log(line);
 }
 
 main().catch((e) => {

@@ -9,6 +9,8 @@
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { Command } from "commander";
 import { Emulator, startEmulator } from "./index";
 
@@ -63,6 +65,7 @@ interface EmulatorCliOptions {
   seed?: string;
   exports?: boolean;
   detach?: boolean;
+  log?: string;
 }
 
 /** Line a detached child prints once it serves, ending its part of standard output. */
@@ -83,9 +86,10 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
     .option("--exports", "print only `export NAME=value` lines on standard output, for eval", defaults.exports ?? false)
     .option("--no-exports", "print the addresses and tokens for people to read")
     .option("--detach", "return once the services answer, leaving them running (implies --exports); stop with kill $KEEPSTACK_EMULATOR_PID")
+    .option("--log <file>", "with --detach: where the emulator's messages go (default: a file in the temporary directory, named by KEEPSTACK_EMULATOR_LOG)")
     .parse(args, { from: "user" });
   const opts = program.opts<EmulatorCliOptions>();
-  if (opts.detach) return detach(args.filter((a) => a !== "--detach"), defaults.name);
+  if (opts.detach) return detach(withoutDetachOptions(args), defaults.name, opts.log);
   // In exports mode standard output is for `eval`: everything for people goes to standard error.
   const say = (line: string) => (opts.exports ? process.stderr : process.stdout).write(`${line}\n`);
 
@@ -119,24 +123,43 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
   if (opts.exports) process.stdout.write(`${exportLines(emu).join("\n")}\n${READY}\n`);
 }
 
+/** The arguments without --detach and --log (with its value), for the detached child. */
+function withoutDetachOptions(args: string[]): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--detach" || args[i].startsWith("--log=")) continue;
+    if (args[i] === "--log") {
+      i++;
+      continue;
+    }
+    rest.push(args[i]);
+  }
+  return rest;
+}
+
 /**
- * Runs the emulator as a detached child of the same program and prints its `export` lines and its
- * PID once it answers; the child keeps standard error for its messages.
+ * Runs the emulator as a detached child of the same program and prints its `export` lines, its PID
+ * and its log file once it answers. The child holds none of this process's output streams (its
+ * messages go to the log file), so a shell or CI step capturing them ends when this process does.
  */
-async function detach(args: string[], name: string | undefined): Promise<void> {
+async function detach(args: string[], name: string | undefined, log: string | undefined): Promise<void> {
   const entry = process.argv[1];
   const command = name === "pulumi-keepstack" ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
-  const child = spawn(process.execPath, command, { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+  const logFile = path.resolve(log ?? path.join(os.tmpdir(), `keepstack-emulator-${process.pid}.log`));
+  // The log holds the root tokens and key shares: readable by this user only.
+  const logFd = fs.openSync(logFile, "a", 0o600);
+  const child = spawn(process.execPath, command, { detached: true, stdio: ["ignore", "pipe", logFd] });
+  fs.closeSync(logFd);
   const lines = await new Promise<string>((resolve, reject) => {
     let text = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       text += chunk.toString();
       if (text.includes(READY)) resolve(text.slice(0, text.indexOf(READY)));
     });
-    child.on("exit", (code) => reject(new Error(`the emulator stopped before it answered (exit code ${code})`)));
+    child.on("exit", (code) => reject(new Error(`the emulator stopped before it answered (exit code ${code}); see ${logFile}`)));
     child.on("error", reject);
   });
-  process.stdout.write(`${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\n`);
+  process.stdout.write(`${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\nexport KEEPSTACK_EMULATOR_LOG='${logFile.replace(/'/g, `'\\''`)}'\n`);
   child.stdout!.destroy();
   child.unref();
 }
