@@ -235,7 +235,7 @@ describe("keep.replication", () => {
     ["SecondaryToken", "generate a secondary activation token", () => new keep.replication.SecondaryToken("x", { cluster: "dr", secondaryId: "y" })],
     ["RevokeSecondary", "revoke a secondary", () => new keep.replication.RevokeSecondary("x", { cluster: "dr", secondaryId: "y" })],
     ["SecondaryPromote", "promote a secondary", () => new keep.replication.SecondaryPromote("x", { cluster: "dr" })],
-    ["UpdatePrimary", "update the primary of a secondary", () => new keep.replication.UpdatePrimary("x", { cluster: "dr", token: "" })],
+    ["UpdatePrimary", "update the primary of a secondary", () => new keep.replication.UpdatePrimary("x", { cluster: "dr", token: "", forgetPrimary: true })],
   ])("disabled: %s is refused naming the mode and what the table allows; only the status is read", async (_type, what, program) => {
     clearLogs();
     const message = await errorOf(engine.up(program));
@@ -313,6 +313,25 @@ describe("keep.replication", () => {
     expect(message).toMatch(
       /the secondary did not start streaming from its primary: timed out after 0\.2 s waiting for cluster "dr" to report state "stream-wals"; last seen: state "connecting", primary https:\/\/main\.cluster\.keep\.test:8201 disconnected \(cannot reach the primary at https:\/\/main\.cluster\.keep\.test:8201\)/,
     );
+  });
+
+  test("UpdatePrimary: a blank token alone leaves the secondary; with forgetPrimary it forgets its primary", async () => {
+    await engine.up(replicated);
+    clearLogs();
+    const left = await engine.up(() => (replicated(), new keep.replication.UpdatePrimary("forget", { cluster: "dr", token: "" })));
+    expect(changes()).toEqual([]);
+    expect(left.diagnostics.join("\n")).toMatch(/no activation token given .*: the secondary was left as it is; set forgetPrimary/);
+    expect(dr.replication.status().state).toBe("stream-wals");
+
+    const message = await errorOf(engine.preview(() => new keep.replication.UpdatePrimary("forget", { cluster: "dr", token: "t", forgetPrimary: true })));
+    expect(message).toMatch(/forgetPrimary: takes a blank token/);
+
+    clearLogs();
+    await engine.up(() => (replicated(), new keep.replication.UpdatePrimary("forget", { cluster: "dr", token: "", forgetPrimary: true })));
+    expect(dr.log.lines()).toEqual([STATUS, "POST /v1/sys/replication/performance/secondary/update-primary"]);
+    expect(dr.replication.status()).toMatchObject({ mode: "secondary", state: "idle", primaries: [] });
+    const again = await engine.up(() => (replicated(), new keep.replication.UpdatePrimary("forget", { cluster: "dr", token: "", forgetPrimary: true, triggers: [1] })));
+    expect(again.diagnostics.join("\n")).toMatch(/nothing to do: cluster "dr": already follows no primary/);
   });
 
   test("SecondaryToken with revokeOnDestroy revokes its secondary at destroy; without it destroy leaves it", async () => {
