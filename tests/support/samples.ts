@@ -100,6 +100,16 @@ const SAMPLES: Record<string, () => Sample> = {
   "workspaces:Workspace": () => ({ inputs: { name: "app", organization: "acme", autoApply: false }, change: { description: "the app" } }),
   "workspaces:ConfigurationVersion": () => ({ inputs: { workspaceId: "ws-1234567890abcdef", directory: configurationDirectory() } }),
   "mesh:Partition": () => ({ inputs: { name: "team-a", description: "Team A" }, change: { description: "Team A, again" } }),
+  "keep:ReplicationPrimaryEnable": () => ({ inputs: { primaryClusterAddr: "https://main.example:8201" } }),
+  "keep:ReplicationPrimaryDemote": () => ({ inputs: {} }),
+  "keep:ReplicationPrimaryDisable": () => ({ inputs: { acceptSecondariesDisconnected: true } }),
+  "keep:ReplicationSecondaryToken": () => ({ inputs: { secondaryId: "dr", ttl: "30m", revokeOnDestroy: true } }),
+  "keep:ReplicationSecondaryEnable": () => ({ inputs: { token: { fromConfig: "app:secret" }, acceptDataWipe: true, cluster: "dr" } }),
+  "keep:ReplicationSecondaryPromote": () => ({ inputs: { force: true, acceptDataLoss: true, cluster: "dr" } }),
+  "keep:ReplicationSecondaryDisable": () => ({ inputs: { acceptDisconnection: true, cluster: "dr" } }),
+  "keep:ReplicationUpdatePrimary": () => ({ inputs: { token: { fromEnv: "APP_SECRET" }, cluster: "dr" } }),
+  "keep:ReplicationRevokeSecondary": () => ({ inputs: { secondaryId: "dr" } }),
+  "keep:ReplicationPathsFilter": () => ({ inputs: { secondaryClusterId: "c-0123456789", mode: "deny", paths: ["transform/"] }, change: { paths: ["transform/", "secret/"] } }),
 };
 
 /** The sample of a type, by its short type (`keep:AclPolicy`) or token. */
@@ -194,6 +204,11 @@ function serviceConfigurationDirectory(env: SampleEnv, name: string): string {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "main.tf"), `# ${name}\n`);
   return dir;
+}
+
+/** Cancels a rekey attempt an earlier case left waiting, so each case starts from none. */
+async function cancelRekey(env: SampleEnv): Promise<void> {
+  await fetch(`${env.keep.url}/v1/sys/rekey/init`, { method: "DELETE", headers: { "X-Keep-Token": env.keep.rootToken } });
 }
 
 /** Triggers run an operation again: the in-place change of every operation. */
@@ -344,11 +359,13 @@ export const serviceSamples: Record<string, ServiceSample> = {
     change: (i) => ({ ...i, ttl: "2h" }),
   },
   "keep:Rekey": {
+    prepare: cancelRekey,
     inputs: (env) => ({ secretShares: 3, secretThreshold: 2, unsealKeys: env.keep.seal.shares().keys, acceptSharesInState: true }),
     // The shares of the last rekey: the first run replaced the ones the inputs held.
     change: (i, env) => ({ ...i, secretShares: 4, unsealKeys: env.keep.seal.shares().keys }),
   },
   "keep:RekeyVerify": {
+    prepare: cancelRekey,
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;
@@ -371,6 +388,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     unchangeable: "a verification completes its rekey once: there is nothing left to verify again",
   },
   "keep:RekeyBackupDeletion": {
+    prepare: cancelRekey,
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;
