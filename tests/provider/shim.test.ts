@@ -31,7 +31,8 @@ describe("the serialized provider", () => {
   test("the package name the shim requires is this package's", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
     expect(manifest.name).toBe(PACKAGE_NAME);
-    expect(manifest.exports["./host"]).toBe("./dist/provider/host.js");
+    const host = manifest.exports["./host"];
+    expect(typeof host === "string" ? host : host.default).toBe("./dist/provider/host.js");
   });
 
   test("every resource class is registered under its own token, and every spec has a class", () => {
