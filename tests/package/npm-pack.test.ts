@@ -2,14 +2,19 @@
  * The package as a user gets it: `npm pack`, installed into a fresh project with the quickstart
  * program, run there through the packaged harness against the packaged emulator (packed from the
  * dist/ that `npm test` just built, so no rebuild runs under other tests). The provider host
- * loads the package from that project's node_modules, as under the Pulumi CLI.
+ * loads the package from that project's node_modules, as under the Pulumi CLI. In the same
+ * project: every subpath compiles, with types, under each module resolution a user may have, and
+ * the test job of examples/ci/workflow.yml runs as Actions would run it.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 const repoRoot = path.join(__dirname, "..", "..");
+// js-yaml comes with @pulumi/pulumi; only its load is needed, to read the workflow as Actions does.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require("js-yaml") as { load(text: string): unknown };
 
 const RUNNER = `
 const { startEmulator } = require("pulumi-keepstack/emulator");
@@ -37,6 +42,123 @@ const program = require("./index.ts");
   console.log(JSON.stringify(report));
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
+
+/** A program using every subpath of the package, with types that must not be `any`. */
+const CONSUMER = `
+import { keep } from "pulumi-keepstack";
+import * as host from "pulumi-keepstack/host";
+import { Engine, summarize } from "pulumi-keepstack/harness";
+import { startEmulator, Emulator } from "pulumi-keepstack/emulator";
+import { evaluatePolicies, keepstackPolicies, PolicyViolation } from "pulumi-keepstack/policy";
+
+export async function check(): Promise<number> {
+  const emu: Emulator = await startEmulator();
+  const engine: Engine = new Engine({ project: "consumer", config: { "keep:address": emu.keep.url } });
+  const counts: Partial<Record<string, number>> = summarize([]);
+  const violations: PolicyViolation[] = await evaluatePolicies(keepstackPolicies(), []);
+  const token: string = keep.AclPolicy.__pulumiType;
+  // Each subpath's types are real ones: were any of them \`any\`, these expected errors would not occur.
+  // @ts-expect-error a project name is a string
+  new Engine({ project: 1 });
+  // @ts-expect-error ports are numbers
+  await startEmulator({ ports: { keep: "8200" } });
+  // @ts-expect-error the options take no such rule setting
+  keepstackPolicies({ noSuchRule: true });
+  // @ts-expect-error a policy name is required
+  new keep.AclPolicy("x", { policy: "" });
+  await engine.close();
+  await emu.close();
+  return Object.keys(counts).length + violations.length + token.length + Object.keys(host).length;
+}
+`;
+
+/** Pulumi's TypeScript template's options, with the module settings of each resolution. */
+const RESOLUTIONS: Record<string, Record<string, unknown>> = {
+  node: { module: "commonjs", moduleResolution: "node" },
+  node16: { module: "node16", moduleResolution: "node16" },
+  nodenext: { module: "nodenext", moduleResolution: "nodenext" },
+  bundler: { module: "esnext", moduleResolution: "bundler" },
+};
+
+/** Tests in the project the quickstart test installed the package into. */
+function installedPackageTests(project: () => string) {
+  /** `tsc` over the consumer program with Pulumi's template options and `extra`; its error lines. */
+  const compile = (name: string, extra: Record<string, unknown>): string[] => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, "consumer.ts"), CONSUMER);
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: "es2020",
+        experimentalDecorators: true,
+        noFallthroughCasesInSwitch: true,
+        noImplicitReturns: true,
+        forceConsistentCasingInFileNames: true,
+        ...extra,
+      },
+      files: ["consumer.ts"],
+    };
+    fs.writeFileSync(path.join(dir, `tsconfig.${name}.json`), JSON.stringify(tsconfig));
+    const tsc = spawnSync(process.execPath, [path.join(dir, "node_modules", "typescript", "bin", "tsc"), "-p", `tsconfig.${name}.json`], { cwd: dir, encoding: "utf8" });
+    return tsc.stdout.split("\n").filter((line) => /error TS/.test(line));
+  };
+
+  // Library checking off: what is checked is the consumer and how each subpath resolves.
+  test.each(Object.keys(RESOLUTIONS))("every subpath resolves with its types under moduleResolution %s", (resolution) => {
+    expect(compile(resolution, { ...RESOLUTIONS[resolution], skipLibCheck: true })).toEqual([]);
+  });
+
+  test("Pulumi's template as it is (library checking on): no error in the consumer or in this package's declarations", () => {
+    // Third-party declarations are another matter: zod 4's and pino's need esModuleInterop, and
+    // @pulumi/policy 1.21's index.d.ts names members its proxy.d.ts does not have.
+    const errors = compile("template", RESOLUTIONS.node);
+    expect(errors.filter((line) => !/^node_modules\/(zod|pino|@pulumi\/policy)\//.test(line))).toEqual([]);
+  });
+
+  test("the CI example's test job: the emulator started and read with eval, the program's tests, the emulator stopped", () => {
+    const dir = project();
+    const ci = path.join(repoRoot, "examples", "ci");
+    fs.copyFileSync(path.join(ci, "index.ts"), path.join(dir, "index.ts"));
+    fs.copyFileSync(path.join(ci, "tsconfig.json"), path.join(dir, "tsconfig.json"));
+    fs.mkdirSync(path.join(dir, "test"), { recursive: true });
+    fs.copyFileSync(path.join(ci, "test", "program.test.js"), path.join(dir, "test", "program.test.js"));
+    const workflow = yaml.load(fs.readFileSync(path.join(ci, "workflow.yml"), "utf8")) as { jobs: Record<string, { steps: { name?: string; run?: string }[] }> };
+    const steps = workflow.jobs.test.steps.filter((s) => s.run && s.name !== "Install");
+    expect(steps.map((s) => s.name)).toEqual(["Start the emulator", "Test the program", "Stop the emulator"]);
+
+    // As Actions does: each step in its own bash, with what earlier steps wrote to GITHUB_ENV.
+    const githubEnv = path.join(dir, "github-env");
+    fs.writeFileSync(githubEnv, "");
+    const stepEnv = () => {
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_ENV: githubEnv };
+      for (const line of fs.readFileSync(githubEnv, "utf8").split("\n").filter(Boolean)) env[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
+      return env;
+    };
+    const runStep = (script: string) => spawnSync("bash", ["-e", "-c", script], { cwd: dir, env: stepEnv(), encoding: "utf8" });
+
+    const start = runStep(steps[0].run!);
+    expect(start.stderr).not.toContain("Error");
+    expect(start.status).toBe(0);
+    const settings = stepEnv();
+    expect(settings.KEEP_ADDR).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(settings.KEEP_TOKEN).toMatch(/^keep\./);
+    expect(settings.WORKSPACES_ORGANIZATION).toBeTruthy();
+    const pid = Number(settings.KEEPSTACK_EMULATOR_PID);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      const tests = runStep(steps[1].run!);
+      expect(tests.stdout).toMatch(/# pass 1\n# fail 0/);
+      expect(tests.status).toBe(0);
+    } finally {
+      const stop = runStep(steps[2].run!);
+      expect(stop.status).toBe(0);
+    }
+    // SIGTERM closes the servers and ends the process: it is gone once its exit is reaped.
+    const gone = spawnSync("bash", ["-c", `for i in $(seq 1 100); do kill -0 ${pid} 2>/dev/null || exit 0; sleep 0.1; done; exit 1`]);
+    expect(gone.status).toBe(0);
+  }, 120_000);
+}
 
 describe("npm pack", () => {
   let project: string;
@@ -66,7 +188,11 @@ describe("npm pack", () => {
           "ts-node": versions["ts-node"],
           typescript: versions.typescript,
           "@types/node": versions["@types/node"],
+          // A policy pack's own dependency: pulumi-keepstack/policy uses only its types.
+          "@pulumi/policy": versions["@pulumi/policy"],
         },
+        // The scripts of the CI example, whose test job runs here.
+        scripts: JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "ci", "package.json"), "utf8")).scripts,
       }),
     );
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: project, stdio: "pipe" });
@@ -82,4 +208,8 @@ describe("npm pack", () => {
     expect(report.providerSource).not.toContain(repoRoot);
     expect(report.destroy).toEqual({ delete: 3 });
   }, 300_000);
+
+  describe("the installed package", () => {
+    installedPackageTests(() => project);
+  });
 });
