@@ -379,17 +379,40 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
   return outcome;
 }
 
-/** Runs `work` over `items` on every lane at once, each lane taking the next item when free. */
-export async function onLanes<T, R>(lanes: Lane[], items: T[], work: (lane: Lane, item: T, index: number) => Promise<R>): Promise<R[]> {
+/**
+ * Runs `work` over `items` on every lane at once, each lane taking the next item when free. A case
+ * that has not finished after `deadlineMs` gets `late(item)` as its result and its lane takes no
+ * more work (what it left running could disturb the next case).
+ */
+export async function onLanes<T, R>(
+  lanes: Lane[],
+  items: T[],
+  work: (lane: Lane, item: T, index: number) => Promise<R>,
+  deadline?: { ms: number; late(item: T): R },
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(
     lanes.map(async (lane) => {
       while (next < items.length) {
         const index = next++;
-        results[index] = await work(lane, items[index], index);
+        if (!deadline) {
+          results[index] = await work(lane, items[index], index);
+          continue;
+        }
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), deadline.ms)));
+        const result = await Promise.race([work(lane, items[index], index), late]);
+        clearTimeout(timer);
+        if (result === "late") {
+          results[index] = deadline.late(items[index]);
+          return;
+        }
+        results[index] = result;
       }
     }),
   );
+  // Items no lane could take (every lane retired) are late too.
+  for (let i = 0; i < items.length; i++) if (!(i in results) && deadline) results[i] = deadline.late(items[i]);
   return results;
 }

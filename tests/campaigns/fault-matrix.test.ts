@@ -54,7 +54,7 @@ describe("fault matrix", () => {
 
     // Clean runs: what each step requests, and how many objects it leaves.
     const steps = all.flatMap((entry) => stepsOf(entry).map((step) => ({ entry, step })));
-    const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`));
+    const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`), { ms: 60_000, late: () => lateOutcome() });
     steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
 
     const cases = steps.flatMap(({ entry, step }, i) => {
@@ -69,6 +69,7 @@ describe("fault matrix", () => {
         reference: c.reference,
         fault: { service: c.target.service, match: c.target.match, skip: c.target.skip, kind: c.kind },
       }),
+      { ms: 60_000, late: () => lateOutcome() },
     );
     cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, label: c.label, outcome: outcomes[i] }));
   }, 20 * 60_000);
@@ -106,4 +107,9 @@ describe("fault matrix", () => {
 
 function describeRequest(record: RequestRecord): string {
   return `${record.method} ${record.path}`;
+}
+
+/** The outcome of a case that did not finish in time (its lane stops). */
+function lateOutcome(): Outcome {
+  return { requests: [], fired: false, errors: [], rerun: false, problems: ["the case did not finish within a minute"], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0 };
 }
