@@ -138,6 +138,15 @@ describe("pulumi-keepstack/policy", () => {
     expect(await violations(program, { stack: "dr-west", policy })).toEqual([]);
   });
 
+  test("by default the rule guards a secondary enable acknowledged to wipe the cluster", async () => {
+    const type = "pulumi-nodejs:dynamic/keep:ReplicationSecondaryEnable";
+    const target = (stack: string): PolicyTarget => ({ urn: `urn:pulumi:${stack}::p::${type}::dr`, type, name: "dr", props: { token: { fromEnv: "T" }, acceptDataWipe: true } });
+    const policies = keepstackPolicies({ acknowledgedOperations: { allowedStacks: ["dr-*"] } });
+    expect((await evaluatePolicies(policies, [target("prod"), target("dr-west")])).map((v) => v.message)).toEqual([
+      'keep:ReplicationSecondaryEnable "dr" is acknowledged (acceptDataWipe) in stack "prod", allowed only in dr-*',
+    ]);
+  });
+
   test("enforcement levels are configurable per rule", () => {
     const levels = Object.fromEntries(
       keepstackPolicies({ enforcementLevels: { [POLICY_NAMES.secretsByReference]: "advisory" } }).map((p) => [p.name, p.enforcementLevel]),
