@@ -41,6 +41,11 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
   return results;
 }
 
+/** Answers that mean "nothing of that kind here": no such mount, or no such route on this server. */
+function meansNone(e: unknown): boolean {
+  return e instanceof ApiError && (e.status === 404 || e.status === 405);
+}
+
 /**
  * Every namespace under `base` (the configured namespace, or the root as ""), base first, by full
  * path: `sys/namespaces` lists only the children of the namespace a request names.
@@ -50,18 +55,20 @@ export async function listNamespaces(ctx: OperationContext, base: string, limit:
   let level = [base];
   while (level.length) {
     const children = await mapLimited(level, limit, async (ns) => {
-      const keys = await ctx.keep().list("sys/namespaces", { namespace: ns });
+      // A service without namespaces answers 404 or 405: the base alone.
+      const keys = await ctx
+        .keep()
+        .list("sys/namespaces", { namespace: ns })
+        .catch((e: unknown) => {
+          if (meansNone(e)) return [];
+          throw e;
+        });
       return keys.map((k) => `${ns ? `${ns}/` : ""}${k.replace(/\/+$/, "")}`);
     });
     level = children.flat();
     found.push(...level);
   }
   return found.sort();
-}
-
-/** Answers that mean "nothing of that kind here": no such mount, or no such route on this server. */
-function meansNone(e: unknown): boolean {
-  return e instanceof ApiError && (e.status === 404 || e.status === 405);
 }
 
 export interface ImportAllOptions {
