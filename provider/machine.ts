@@ -228,7 +228,11 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         const id = existing.id ?? lookupId;
         const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
-        if (!drifted && !inputKeys.some((k) => writeOnly.has(k) && inputs[k] !== undefined)) {
+        if (!drifted) {
+          // The service cannot show write-only values: the declared ones are taken as those in use, so
+          // taking over an unchanged object writes nothing. A later change of them is written.
+          const unseen = inputKeys.filter((k) => writeOnly.has(k) && inputs[k] !== undefined);
+          if (unseen.length) ctx.info(`${shortToken} "${id}": ${unseen.join(", ")} cannot be read from the service; the declared value is taken as the one in use and written when it changes`);
           return { id, outs: outputsOf(inputs, existing.computed) };
         }
         try {

@@ -44,9 +44,9 @@ describe("import of sync objects", () => {
     const text = programText(objects);
     expect(text).toBe(`import { keep } from "pulumi-keepstack";
 
-// accessKeyId: the service does not return it; set it before running up.
-// secretAccessKey: the service does not return it; set it before running up.
-new keep.sync.CloudASmDestination("cloudA-sm-aws", {
+// accessKeyId: the service does not return it; declare it if the object has one (as fromConfig("cloudASmAwsAccessKeyId"), with \`pulumi config set --secret cloudASmAwsAccessKeyId\`).
+// secretAccessKey: the service does not return it; declare it if the object has one (as fromConfig("cloudASmAwsSecretAccessKey"), with \`pulumi config set --secret cloudASmAwsSecretAccessKey\`).
+const cloudASmAws = new keep.sync.CloudASmDestination("cloudA-sm-aws", {
   name: "aws",
   region: "eu-west-1",
   customTags: {
@@ -58,7 +58,7 @@ new keep.sync.CloudASmDestination("cloudA-sm-aws", {
 
 new keep.sync.Association("cloudA-sm-aws-secret-top", {
   destinationType: "cloudA-sm",
-  destinationName: "aws",
+  destinationName: cloudASmAws.name,
   mount: "secret",
   secretName: "top",
   adopt: true,
