@@ -15,6 +15,7 @@ import { PolicyFields, PolicyKind, PolicyView, StoredPolicy, normalizePolicyName
 import { errorBody } from "./replies";
 import { KeepRouter } from "./router";
 import { registerSync } from "./sync";
+import { registerCloudCredentialsEngine } from "./cloud-credentials";
 import { registerRekeyRoutes, SealEmulator, SealOptions } from "./rekey";
 import { ChangeListener, KeepState } from "./state";
 
@@ -126,6 +127,7 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   registerKvEngine(router);
   registerTransformEngine(router);
   registerSync(router);
+  registerCloudCredentialsEngine(router);
   const seal = await registerRekeyRoutes(router, options.seal);
   state.mount(state.root, "secret", "kv", { options: { version: "2" }, description: "key/value secret storage" });
   options.register?.(router);

@@ -320,6 +320,11 @@ export class KeepRouter {
     this.system = this.engines.get("system")!;
   }
 
+  /** Whether an engine of `type` is registered (a module registered twice keeps its first routes). */
+  hasEngine(type: string): boolean {
+    return this.engines.has(type);
+  }
+
   /** Registers one system route (its path starts at the namespace: `sys/...`). */
   add(route: KeepRoute): void {
     const compiled = this.system.add(route);

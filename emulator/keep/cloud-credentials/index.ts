@@ -207,6 +207,8 @@ function generateCredentials(request: KeepRequest, via: "creds" | "sts") {
 
 /** Registers the engine's routes; `keep.mount(path, "cloudA")` makes them reachable. */
 export function registerCloudCredentialsEngine(router: KeepRouter): void {
+  // Every emulator has it; tests that also pass it as `register` get the same engine.
+  if (router.hasEngine(CLOUD_CREDENTIALS_ENGINE)) return;
   const engine = router.engine(CLOUD_CREDENTIALS_ENGINE, { summary: "The cloud-credentials secrets engine: IAM users, assumed roles and federation tokens on demand." });
 
   engine.add({
