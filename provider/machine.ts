@@ -128,12 +128,17 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     return result.value as Props;
   };
 
-  const same = (key: string, a: unknown, b: unknown): boolean => {
+  /** A normalizer is written for valid values; diff may see anything (it never throws), so others compare as they are. */
+  const normalized = (key: string, value: unknown): unknown => {
     const normalize = normalizers[key];
-    const na = normalize && a !== undefined ? normalize(a) : a;
-    const nb = normalize && b !== undefined ? normalize(b) : b;
-    return canonical(na ?? null) === canonical(nb ?? null);
+    if (!normalize || value === undefined || value === null) return value;
+    try {
+      return normalize(value);
+    } catch {
+      return value;
+    }
   };
+  const same = (key: string, a: unknown, b: unknown): boolean => canonical(normalized(key, a) ?? null) === canonical(normalized(key, b) ?? null);
 
   const fail = (id: string, operation: string, cause: unknown): never => {
     if (cause instanceof PartialCreateError) throw cause;

@@ -60,7 +60,8 @@ export function validateInputs<T>(schema: z.ZodType<T>, inputs: Record<string, u
   for (const issue of result.error.issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        failures.push({ property: propertyPath([...issue.path, key]), reason: "is not a property of this resource" });
+        // An empty key still needs a name the engine can show.
+        failures.push({ property: propertyPath([...issue.path, key || '""']), reason: "is not a property of this resource" });
       }
       continue;
     }

@@ -126,8 +126,11 @@ async function fuzzCheck(entry: Entry, seed: number): Promise<Counts> {
       }
       if (result.failures.length === 0) counts.accepted++;
       for (const f of result.failures) {
-        const root = String(f.property ?? "").split(/[.[]/)[0];
-        if (!f.property || !(root in news || keys.includes(root)) || !f.reason?.trim()) {
+        // A property is a path into the inputs, or an unknown key as given (`""` for the empty key).
+        const property = String(f.property ?? "");
+        const root = property.split(/[.[]/)[0];
+        const named = property === '""' ? "" in news : property in news || root in news || keys.includes(root);
+        if (!f.property || !named || !f.reason?.trim()) {
           counts.badFailures.push(`${JSON.stringify(f).slice(0, 200)} for ${JSON.stringify(news).slice(0, 200)}`);
         }
       }
