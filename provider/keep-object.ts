@@ -108,9 +108,13 @@ type Segment = { literal: string } | { param: string; multi: boolean };
 export interface PathTemplate {
   text: string;
   params: string[];
-  render(values: Record<string, unknown>): string;
+  /** The path with each segment percent-encoded (a route), or as given (`raw`: a natural ID). */
+  render(values: Record<string, unknown>, raw?: boolean): string;
   parse(path: string): Record<string, string> | undefined;
 }
+
+/** A path of several segments (a key-value path, a mount) as it goes into a URL: each segment encoded once. */
+export const encodePath = (path: string): string => path.split("/").map(encodeURIComponent).join("/");
 
 /** `{x}` is one path segment, `{x*}` one or more; each names an input. */
 export function pathTemplate(text: string): PathTemplate {
@@ -128,12 +132,13 @@ export function pathTemplate(text: string): PathTemplate {
   return {
     text,
     params,
-    render(values) {
+    render(values, raw = false) {
       return segments
         .map((s) => {
           if ("literal" in s) return s.literal;
           const value = String(values[s.param] ?? "");
-          return s.multi ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
+          if (raw) return value;
+          return s.multi ? encodePath(value) : encodeURIComponent(value);
         })
         .join("/");
     },
@@ -257,7 +262,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     for (const key of SCOPE_KEYS) if (scope[key]) result[key] = scope[key];
     return result as Partial<I>;
   };
-  const naturalId = (values: I) => keepId(scopeOf(values), idTemplate.render(values));
+  // IDs hold the values as declared; routes encode them.
+  const naturalId = (values: I) => keepId(scopeOf(values), idTemplate.render(values, true));
   /** Where the object of an ID lives; the ID holds every path parameter. */
   const locate = (ctx: OperationContext, id: string, extra: Record<string, unknown> = {}) => {
     const values = { ...extra, ...fromId(id) } as Record<string, unknown>;
@@ -369,7 +375,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
           const mount = mountDefault();
           if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];
           const keys = (await ctx.keep().list(template.render({ mount }))).filter((k) => !k.endsWith("/"));
-          const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }));
+          const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }, true));
           return ids.filter((id) => !spec.builtIn?.({ ...fromId(id) } as never));
         }
       : undefined,

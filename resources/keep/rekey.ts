@@ -4,8 +4,8 @@
  *
  * `keep.Rekey` runs one attempt end to end: it reads the status first (an attempt already in
  * progress fails the run unless `cancelExisting`), starts the attempt, gives the current shares with
- * the attempt's nonce until the threshold, and, with `requireVerification`, gives a threshold of the
- * new shares back to `verify`. New shares encrypted with PGP cannot be given back by the provider: it
+ * the attempt's nonce until the threshold, and, with `requireVerification` or plain shares, gives a
+ * threshold of the new shares back to `verify`. New shares encrypted with PGP cannot be given back by the provider: it
  * stops after `update` and reports `verificationNonce`; `keep.RekeyVerify` takes the decrypted shares
  * later. A failure part-way cancels the attempt it started, so the current shares stay valid.
  *
@@ -146,9 +146,16 @@ function describeAttempt(status: wire.StatusAnswer): string {
  * generic advice ("fix the property it names") would mislead there.
  */
 function reasonOf(what: string, cause: unknown): string {
-  if (cause instanceof ApiError && cause.status === 400) return `${what}: ${cause.message}`;
   return failureMessage(what, cause).replace(/\.$/, "");
 }
+
+/**
+ * Whether the attempt holds the rotation back until the new shares are given back. Plain new shares
+ * always are, by this provider itself: the answer that carries them may be lost, and the master key
+ * must not rotate before the provider holds them (cancelling then keeps the current shares valid).
+ * A single share is left out: a seal that stores keys (which makes one) refuses verification.
+ */
+const verifying = (values: RekeyInputs): boolean => values.requireVerification || (values.pgpKeys === undefined && values.secretShares > 1);
 
 /** Cancels the attempt after a failure; a cancel that fails too is told, never hidden. */
 async function cancelAfter(client: KeepClient, cause: unknown, what: string): Promise<never> {
@@ -163,8 +170,13 @@ async function cancelAfter(client: KeepClient, cause: unknown, what: string): Pr
 
 /** Gives a threshold of new shares to `verify`; restarts verification first when someone left progress. */
 async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[]): Promise<string> {
-  let status = await wire.readVerification(client);
-  if (!status) throw new Error("no rekey verification is in progress: the attempt was completed or cancelled elsewhere, or never reached verification");
+  let status: wire.VerificationAnswer;
+  try {
+    status = await wire.readVerification(client);
+  } catch (e) {
+    if (!wire.noVerification(e)) throw e;
+    throw new Error(`no rekey verification is in progress (the attempt was completed or cancelled elsewhere, or never reached verification): ${reasonOf("reading it", e)}`, { cause: e });
+  }
   if (status.nonce !== nonce) {
     throw new Error(
       `the verification in progress has another nonce (${status.nonce}): it was restarted since; if the shares given are the new shares of this attempt, use that nonce`,
@@ -177,8 +189,18 @@ async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: st
     ctx.info(`keep rekey: verification had ${status.progress} shares already: restarted it (new nonce ${status.nonce})`);
   }
   for (const key of shares.slice(0, status.t)) {
-    const answer = await wire.submitNewShare(client, key, status.nonce);
-    if ("complete" in answer) return answer.nonce;
+    try {
+      const answer = await wire.submitNewShare(client, key, status.nonce);
+      if ("complete" in answer) return answer.nonce;
+    } catch (e) {
+      // A verify whose answer was lost may have rotated the master key: when no attempt is in
+      // progress any more, it did, with the new shares given here.
+      if (e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
+        ctx.warn(`keep rekey: ${reasonOf("a verify got no answer", e)}; no attempt is in progress any more: the master key was rotated`);
+        return status.nonce;
+      }
+      throw e;
+    }
   }
   throw new Error(`the service did not complete verification after ${status.t} new shares`);
 }
@@ -209,7 +231,7 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
       secret_threshold: values.secretThreshold,
       ...(values.pgpKeys ? { pgp_keys: values.pgpKeys } : {}),
       backup: values.backup,
-      require_verification: values.requireVerification,
+      require_verification: verifying(values),
     });
   } catch (e) {
     // An init that got no answer may have started the attempt: cancel it rather than leave it.
@@ -248,9 +270,9 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
     encryptedKeysBase64: encrypted ? completion.keys_base64 : [],
     pgpFingerprints: completion.pgp_fingerprints,
     backupStored: completion.backup,
-    complete: !values.requireVerification,
+    complete: !verifying(values),
   };
-  if (!values.requireVerification) return outputs;
+  if (!verifying(values)) return outputs;
 
   const verificationNonce = completion.verification_nonce;
   if (!verificationNonce) return cancelAfter(client, new Error("the service answered no verification nonce"), "starting verification");
@@ -261,12 +283,7 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
   try {
     await verifyShares(ctx, client, verificationNonce, completion.keys);
   } catch (e) {
-    // A verify whose answer was lost may have rotated the master key: the new shares are in hand,
-    // so that run succeeded. Otherwise nothing was rotated and cancelling keeps the current shares.
-    if (e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
-      ctx.warn(`keep rekey: ${reasonOf("the last verify got no answer", e)}; no attempt is in progress any more: the master key was rotated`);
-      return { ...outputs, complete: true };
-    }
+    // Nothing was rotated (verifyShares tells a lost answer that did rotate): cancelling keeps the current shares.
     return cancelAfter(client, e, "verifying the new shares");
   }
   return { ...outputs, complete: true };

@@ -90,14 +90,23 @@ describe("keep.Rekey", () => {
     expect(stack.keep.log.count).toBe(0);
   });
 
-  test("plain: 1 status read, 1 init, threshold updates; the new shares rebuild the new master key, the old ones no longer do", async () => {
+  test("plain: 1 status read, 1 init, threshold updates, then the provider verifies the new shares itself; they rebuild the new master key, the old ones no longer do", async () => {
     const old = seal().shares().keys;
     const before = seal().masterKey();
     const result = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 4, secretThreshold: 2, unsealKeys: pulumi.secret(old), acceptSharesInState: true });
       return { keys: r.keys, keysBase64: r.keysBase64, complete: r.complete, encrypted: r.encryptedKeys, secret: pulumi.isSecret(r.keys) };
     });
-    expect(rekeyLines()).toEqual(["GET /v1/sys/rekey/init", "PUT /v1/sys/rekey/init", "PUT /v1/sys/rekey/update", "PUT /v1/sys/rekey/update", "PUT /v1/sys/rekey/update"]);
+    expect(rekeyLines()).toEqual([
+      "GET /v1/sys/rekey/init",
+      "PUT /v1/sys/rekey/init",
+      "PUT /v1/sys/rekey/update",
+      "PUT /v1/sys/rekey/update",
+      "PUT /v1/sys/rekey/update",
+      "GET /v1/sys/rekey/verify",
+      "PUT /v1/sys/rekey/verify",
+      "PUT /v1/sys/rekey/verify",
+    ]);
     const keys = result.outputs.keys as string[];
     expect(keys).toHaveLength(4);
     expect(result.outputs.keysBase64).toEqual(keys.map((k) => Buffer.from(k, "hex").toString("base64")));
@@ -209,6 +218,28 @@ describe("keep.Rekey", () => {
     expect(seal().masterKey().equals(before)).toBe(false);
   });
 
+  test("RekeyVerify whose last answer is lost: the status shows the rotation, the run succeeds and a re-run changes nothing", async () => {
+    const old = seal().shares().keys;
+    const before = seal().masterKey();
+    const first = await stack.engine.up(() => {
+      const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), unsealKeys: pulumi.secret(old), requireVerification: true });
+      return { encrypted: r.encryptedKeysBase64, verificationNonce: r.verificationNonce };
+    });
+    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const program = () => {
+      new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), unsealKeys: pulumi.secret(old), requireVerification: true });
+      const v = new keep.RekeyVerify("verify", { nonce: first.outputs.verificationNonce as string, keys: pulumi.secret(plain.slice(0, 2)) });
+      return { complete: v.complete };
+    };
+    stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/verify/ });
+    stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/verify/, dropAfterHandling: true });
+    const second = await stack.engine.up(program);
+    expect(second.outputs.complete).toBe(true);
+    expect(seal().masterKey().equals(before)).toBe(false);
+    expect(await rebuildsMasterKey(plain.slice(1))).toBe(true);
+    expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ same: 2 });
+  });
+
   test("RekeyVerify with another nonce or wrong shares fails clearly and leaves the attempt waiting", async () => {
     const before = seal().masterKey();
     const first = await stack.engine.up(() => {
@@ -266,6 +297,25 @@ describe("keep.Rekey", () => {
     const backup = await keep.getRekeyBackup({}, functionContext());
     const plain = await Promise.all(pairs.map((p) => decrypt(Buffer.from(backup!.keys[p.fingerprint][0], "hex").toString("base64"), p)));
     expect(await rebuildsMasterKey(plain.slice(0, 2))).toBe(true);
+  });
+
+  test("plain shares whose answer is lost: nothing was rotated (verification holds it back), the run cancels, and a re-run with the same shares converges", async () => {
+    const old = seal().shares().keys;
+    const before = seal().masterKey();
+    // The third share (the current threshold) completes the attempt; its answer is lost.
+    stack.keep.faults.inject({ times: 2, match: /PUT \/v1\/sys\/rekey\/update/ });
+    stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/update/, dropAfterHandling: true });
+    const program = () => {
+      const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, unsealKeys: pulumi.secret(old), acceptSharesInState: true });
+      return { keys: r.keys };
+    };
+    const message = await errorOf(stack.engine.up(program));
+    expect(message).toMatch(/giving current share 3: .*; the rekey attempt was cancelled: the current unseal key shares stay valid/);
+    expect(seal().masterKey().equals(before)).toBe(true);
+    expect(await rebuildsMasterKey(old.slice(0, 3))).toBe(true);
+    const result = await stack.engine.up(program);
+    expect(seal().masterKey().equals(before)).toBe(false);
+    expect(await rebuildsMasterKey((result.outputs.keys as string[]).slice(1))).toBe(true);
   });
 
   test("verification with plain shares whose last answer is lost: the status shows the rotation and the run keeps the new shares", async () => {

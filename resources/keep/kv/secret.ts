@@ -3,7 +3,7 @@
  * version through `<mount>/metadata/<path>`. A program declares here what it syncs.
  */
 import { z } from "zod";
-import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { encodePath, keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 
 const inputs = z.object({
@@ -50,13 +50,13 @@ export const kvSecretSpec: typeof base = {
   ...base,
   async delete(ctx, id, state) {
     const { scope, mount, path } = metadataPath(id, state);
-    await keepClientOf(ctx, scope).delete(`${mount}/metadata/${path}`, scopeOptions(scope));
+    await keepClientOf(ctx, scope).delete(`${encodePath(mount)}/metadata/${encodePath(path)}`, scopeOptions(scope));
   },
   async list(ctx) {
     // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
     const ids: string[] = [];
     const walk = async (prefix: string): Promise<void> => {
-      for (const key of await ctx.keep().list(`secret/metadata/${prefix}`)) {
+      for (const key of await ctx.keep().list(`secret/metadata/${encodePath(prefix)}`)) {
         if (key.endsWith("/")) await walk(`${prefix}${key}`);
         else ids.push(`secret/${prefix}${key}`);
       }

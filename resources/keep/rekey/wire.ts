@@ -90,15 +90,13 @@ export async function submitShare(client: KeepClient, key: string, nonce: string
     : parse(statusAnswer, body, "PUT", "sys/rekey/update");
 }
 
-/** The verification in progress, or undefined when there is none (the service answers 400). */
-export async function readVerification(client: KeepClient): Promise<VerificationAnswer | undefined> {
-  try {
-    return parse(verificationAnswer, await client.request("GET", "sys/rekey/verify"), "GET", "sys/rekey/verify");
-  } catch (e) {
-    if (e instanceof ApiError && (e.status === 400 || e.status === 404)) return undefined;
-    throw e;
-  }
+/** The verification in progress; the service answers 400 when there is none. */
+export async function readVerification(client: KeepClient): Promise<VerificationAnswer> {
+  return parse(verificationAnswer, await client.request("GET", "sys/rekey/verify"), "GET", "sys/rekey/verify");
 }
+
+/** Whether a failed verification read means that no verification is in progress. */
+export const noVerification = (e: unknown): e is ApiError => e instanceof ApiError && (e.status === 400 || e.status === 404);
 
 /** Starts verification over: progress 0 and a new nonce. */
 export async function restartVerification(client: KeepClient): Promise<VerificationAnswer> {

@@ -58,4 +58,18 @@ describe("keep.kv.Secret", () => {
     expect(stack.keep.log.lines()).toEqual(["DELETE /v1/secret/metadata/app/db2"]);
     expect(stack.keep.objects.read({ mount: "secret", kind: "secret", name: "app/db2" })).toBeUndefined();
   });
+
+  test("a path with characters a URL encodes (a space, %, #) is encoded once: no drift, and destroy removes it", async () => {
+    const odd = "app/db %#x ";
+    stack.engine.state.clear();
+    stack.keep.log.clear();
+    const up = await stack.engine.up(program(odd, { a: "b" }));
+    expect(up.outputs.id).toBe(`secret/${odd}`);
+    expect(stack.keep.log.lines()).toContain("POST /v1/secret/data/app/db%20%25%23x%20");
+    expect(read(odd)?.data).toEqual({ a: "b" });
+    expect((await stack.engine.refresh()).steps.filter((s) => s.diffs?.length)).toEqual([]);
+    expect(summarize((await stack.engine.preview(program(odd, { a: "b" }))).steps)).toEqual({ same: 1 });
+    await stack.engine.destroy();
+    expect(stack.keep.objects.read({ mount: "secret", kind: "secret", name: odd })).toBeUndefined();
+  });
 });
