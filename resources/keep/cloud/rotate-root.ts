@@ -39,7 +39,9 @@ export const rotateRootSpec = operationSpec({
     const config = answerFields(await client.read(`${values.mount}/config/root`, options));
     const previous = typeof config?.access_key === "string" ? config.access_key : "";
     if (!previous) {
-      throw new Error(`${values.mount} has no root access key to rotate: declare a keep.cloud.RootConfig with static credentials and make the rotation depend on it`);
+      throw new Error(
+        `GET /v1/${values.mount}/config/root found no root access key to rotate: check that mount names where the engine is mounted, and declare a keep.cloud.RootConfig with static credentials that the rotation depends on`,
+      );
     }
     try {
       // A 5xx answer may come after the key was made: sending again would rotate twice, so only

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
-import { PartialCreateError } from "../../../provider/errors";
+import { ApiError, PartialCreateError } from "../../../provider/errors";
 import { answerFields, keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { resourceSpec } from "../../../provider/spec";
@@ -99,7 +99,17 @@ async function readEntry(ctx: OperationContext, t: Target): Promise<Entry | unde
 /** Sets the association and waits until the service settles its status. */
 async function setAssociation(ctx: OperationContext, t: Target): Promise<Computed> {
   const client = keepClientOf(ctx, t);
-  const answer = answerFields(await client.write(`${destinationPath(t)}/associations/set`, { mount: t.mount, secret_name: t.secretName }, scopeOptions(t)));
+  const answer = answerFields(
+    await client.write(`${destinationPath(t)}/associations/set`, { mount: t.mount, secret_name: t.secretName }, scopeOptions(t)).catch((e: unknown) => {
+      if (!(e instanceof ApiError) || e.status !== 404) throw e;
+      // The service has no destination of that type and name (or this token cannot see it).
+      throw new ApiError(e.service, e.method, e.path, e.status, e.details, {
+        retries: e.retries,
+        cluster: e.cluster,
+        advice: `no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`,
+      });
+    }),
+  );
   const secrets = (answer?.associated_secrets ?? {}) as Record<string, Entry & { secret_name?: unknown }>;
   // Entries are keyed by mount accessor, which the program does not know: the secret's name finds
   // it unless several mounts have a secret of that name here, and then the status is read.

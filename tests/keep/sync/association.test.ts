@@ -194,6 +194,17 @@ describe("keep.sync.Association", () => {
     expect(repaired.outputs).toEqual({ status: "SYNCED" });
   });
 
+  test("an association to a destination that does not exist fails naming destinationName and the request", async () => {
+    const error = (await stack.engine
+      .up(() => new keep.sync.Association("nowhere", { destinationType: "cloudA-sm", destinationName: "nowhere", secretName: "app/db" }))
+      .catch((e) => e)) as EngineError;
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.message).toMatch(
+      /POST \/v1\/sys\/sync\/destinations\/cloudA-sm\/nowhere\/associations\/set returned 404.*no cloudA-sm destination named "nowhere" is visible here: check destinationType and destinationName/,
+    );
+    expect([...stack.engine.state.values()].some((r) => r.name === "nowhere")).toBe(false);
+  });
+
   test("destroy of a destination that still manages associations: refused without purge, done with it", async () => {
     // An association made outside the program.
     stack.keep.kv.write({ path: "other/app" }, { k: "v" });
