@@ -342,7 +342,9 @@ export const serviceSamples: Record<string, ServiceSample> = {
   "keep:CloudRotateRoot": {
     prepare: cloudMount,
     prerequisites: (_env, name) => () => {
-      const root = new keep.cloud.RootConfig(`${name}-root`, { accessKey: "AKIADECLAREDROTATE01", secretKey: "declared-secret" });
+      // A rotation revokes the key it replaces for good: each case declares a key of its own.
+      const accessKey = `AKIA${name.toUpperCase().replace(/[^A-Z0-9]/g, "")}`.padEnd(20, "0").slice(0, 20);
+      const root = new keep.cloud.RootConfig(`${name}-root`, { accessKey, secretKey: "declared-secret" });
       return { mount: root.mount };
     },
     inputs: (_env, _name, pre) => ({ mount: pre.mount }),
