@@ -11,7 +11,6 @@ import { z } from "zod";
 import type { OperationContext } from "./context";
 import {
   canonical,
-  describe,
   DiffResult,
   fingerprintReferences,
   Machine,
@@ -116,9 +115,8 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
         const status = await spec.status(context(), prior as never, prior);
         return { id, props: toPlainJson({ ...prior, ...status }) };
       } catch (e) {
-        // The run happened; a status that cannot be read now does not undo it.
-        context().warn(`${describe(token, id, "status read", e)}; the outputs keep the last known status`);
-        return { id, props: prior };
+        // A refresh that cannot read says so, as every resource's does; the run itself stands.
+        return fail(id, "status read", e);
       }
     },
 

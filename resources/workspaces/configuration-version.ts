@@ -216,7 +216,7 @@ export const configurationVersionSpec = resourceSpec({
       if (!made) throw e;
       const reason =
         `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
-        "the version stays pending, and the next up replaces it with a new one";
+        "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
       throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
     }
     const uploadUrl = (created.attributes as Attributes)["upload-url"];

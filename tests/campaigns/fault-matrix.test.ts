@@ -79,7 +79,11 @@ describe("fault matrix", () => {
     const duplicates = results.reduce((n, r) => n + r.outcome.duplicates, 0);
     const orphans = results.reduce((n, r) => n + r.outcome.orphans, 0);
     const fired = results.filter((r) => r.outcome.fired).length;
-    console.log(`fault matrix: ${results.length} cases (${fired} faults met their request), ${converged} converged, ${duplicates} duplicates, ${orphans} orphans`);
+    const accounted = results.reduce((n, r) => n + (r.outcome.accounted ?? 0), 0);
+    console.log(
+      `fault matrix: ${results.length} cases (${fired} faults met their request), ${converged} converged, ${duplicates} duplicates, ${orphans} orphans, ` +
+        `${accounted} objects the provider said it could not remove`,
+    );
     await Promise.all(lanes.map((l) => l.close()));
     await postgres?.close();
   });

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Engine } from "../../harness";
-import { startKeepEmulator } from "../../emulator/keep";
+import { startKeepClusters } from "../../emulator/keep/replication";
 import { cloudCredentialsAccess, registerCloudCredentialsEngine } from "../../emulator/keep/cloud-credentials";
 import { startMeshEmulator } from "../../emulator/mesh";
 import { startWorkspacesEmulator } from "../../emulator/workspaces";
@@ -37,12 +37,14 @@ export interface LaneOptions {
 }
 
 export async function startLane(options: LaneOptions): Promise<Lane> {
-  const [keep, workspaces, mesh] = await Promise.all([
-    startKeepEmulator({ register: registerCloudCredentialsEngine }),
+  const [clusters, workspaces, mesh] = await Promise.all([
+    // Cluster "main" is the `keep:` connection; "dr" (`keep-dr:`) is there for replication.
+    startKeepClusters(["main", "dr"], { main: { register: registerCloudCredentialsEngine } }),
     // Rate limiting off and uploads processed at once: the faults are injected, not incidental.
     startWorkspacesEmulator({ rateLimitPerSecond: 0, uploadDelayMs: 2 }),
     startMeshEmulator({ deletionDelayMs: 2 }),
   ]);
+  const { main: keep, dr } = clusters.clusters;
   // The cloud provider's eventual consistency is a subject of its own tests, not of the faults.
   cloudCredentialsAccess(keep.state).settings.consistencyWindowMs = 0;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "campaign-"));
@@ -54,6 +56,8 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     "keep:address": keep.url,
     "keep:token": keep.rootToken,
     ...tuning("keep"),
+    "keep-dr:address": dr.url,
+    "keep-dr:token": dr.rootToken,
     "workspaces:address": workspaces.url,
     "workspaces:token": workspaces.tokens.user,
     "workspaces:organization": workspaces.organization,
@@ -62,16 +66,18 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     "mesh:token": mesh.rootToken,
     ...tuning("mesh"),
   };
-  const engine = new Engine({ project: "campaigns", config, secretConfig: ["keep:token", "workspaces:token", "mesh:token"] });
+  const engine = new Engine({ project: "campaigns", config, secretConfig: ["keep:token", "keep-dr:token", "workspaces:token", "mesh:token"] });
 
   // Keep objects are followed as they change; the other services are read through their APIs.
   const keepObjects = new Set<string>();
-  keep.onChange((c) => {
-    if (c.change !== "write" && c.change !== "delete") return;
-    const key = `keep|${c.namespace.path}|${c.mount.path}|${c.kind}|${c.name}`;
-    if (c.change === "write") keepObjects.add(key);
-    else keepObjects.delete(key);
-  });
+  for (const cluster of [keep, dr]) {
+    cluster.onChange((c) => {
+      if (c.change !== "write" && c.change !== "delete") return;
+      const key = `keep|${cluster.name}|${c.namespace.path}|${c.mount.path}|${c.kind}|${c.name}`;
+      if (c.change === "write") keepObjects.add(key);
+      else keepObjects.delete(key);
+    });
+  }
   const getJson = async (url: string, headers: Record<string, string>) => {
     const answer = await fetch(url, { headers });
     if (answer.status !== 200) throw new Error(`census: GET ${url} answered ${answer.status}`);
@@ -95,13 +101,13 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     return keys;
   };
 
-  const servers: ServiceServer[] = [keep, workspaces, mesh];
+  const servers: ServiceServer[] = [keep, workspaces, mesh, dr];
   return {
-    env: { keep, workspaces, mesh, postgresConnectionString: options.postgresConnectionString, scratch },
+    env: { keep, clusters: { main: keep, dr }, workspaces, mesh, postgresConnectionString: options.postgresConnectionString, scratch },
     engine,
     context: createContext((key) => config[key], {}),
     servers,
-    secrets: [keep.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
+    secrets: [keep.rootToken, dr.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
     census,
     hostOutput: () => ((engine as unknown as { host?: { stderr: string[] } }).host?.stderr ?? []).join("\n"),
     close: async () => {

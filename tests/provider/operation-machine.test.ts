@@ -140,4 +140,10 @@ describe("operation machine", () => {
     const failing = machineOf({ ...flip, run: async () => Promise.reject(new Error("the switch is stuck")) }, context);
     await expect(failing.create({ reason: "r", acceptWipe: true })).rejects.toThrow(/^keep:TestFlip "flip-r-[0-9a-f]+": run failed: the switch is stuck$/);
   });
+
+  test("a refresh whose status read fails says so, naming the operation, as any resource's refresh does", async () => {
+    const { id, outs } = await machine.create({ reason: "r", acceptWipe: true });
+    const refused = machineOf({ ...flip, status: async () => Promise.reject(new Error("permission denied")) }, context);
+    await expect(refused.read(id, outs)).rejects.toThrow(/^keep:TestFlip "flip-r-[0-9a-f]+": status read failed: permission denied$/);
+  });
 });

@@ -13,6 +13,7 @@ import * as openpgp from "openpgp";
 import { keep, workspaces } from "pulumi-keepstack";
 import type { Program } from "../../harness";
 import type { KeepEmulator } from "../../emulator/keep";
+import type { KeepCluster } from "../../emulator/keep/replication";
 import type { MeshEmulator } from "../../emulator/mesh";
 import type { WorkspacesEmulator } from "../../emulator/workspaces";
 
@@ -128,6 +129,11 @@ export function sampleFor(type: string): Sample {
 /** The running services a sample may use. */
 export interface SampleEnv {
   keep: KeepEmulator;
+  /**
+   * The same `keep` service as cluster "main" of a replication network, and a second cluster "dr"
+   * on it (the provider's `keep-dr:` connection); the replication samples need them.
+   */
+  clusters?: { main: KeepCluster; dr: KeepCluster };
   workspaces: WorkspacesEmulator;
   mesh: MeshEmulator;
   /** Connection string, with the `{{username}}` and `{{password}}` slots, of a PostgreSQL the transform stores reach. */
@@ -140,8 +146,8 @@ export type SampleInputs = Record<string, unknown>;
 
 export interface ServiceSample {
   /**
-   * Makes the services ready for resources of this type (mounts an engine); called once per set of
-   * services before any resource of the type. Must be idempotent.
+   * Makes the services ready for a case of this type (mounts an engine, sets the clusters'
+   * replication modes); called before each case. Must be idempotent.
    */
   prepare?(env: SampleEnv): void | Promise<void>;
   /**
@@ -209,6 +215,38 @@ function serviceConfigurationDirectory(env: SampleEnv, name: string): string {
 /** Cancels a rekey attempt an earlier case left waiting, so each case starts from none. */
 async function cancelRekey(env: SampleEnv): Promise<void> {
   await fetch(`${env.keep.url}/v1/sys/rekey/init`, { method: "DELETE", headers: { "X-Keep-Token": env.keep.rootToken } });
+}
+
+type Topology = "none" | "primary" | "pair";
+
+/** The replication clusters of the services, or a clear failure when the lane has none. */
+function clustersOf(env: SampleEnv): { main: KeepCluster; dr: KeepCluster } {
+  if (!env.clusters) throw new Error("replication samples need the services' clusters (SampleEnv.clusters)");
+  return env.clusters;
+}
+
+/**
+ * Puts the clusters in a known replication state, out of band: both disabled; or "main" a primary;
+ * or "main" a primary with "dr" its secondary (ID "dr"), streaming.
+ */
+function replicationTopology(topology: Topology) {
+  return (env: SampleEnv): void => {
+    const { main, dr } = clustersOf(env);
+    for (const node of [dr.replication, main.replication]) {
+      if (node.mode === "secondary") node.disableSecondary();
+      else if (node.mode === "primary") node.disablePrimary();
+    }
+    if (topology === "none") return;
+    main.replication.enablePrimary(undefined);
+    if (topology === "primary") return;
+    dr.replication.enableSecondary(activationToken(env, "dr"), main.url, "", "");
+  };
+}
+
+/** A fresh activation token of "main" for secondary `id`. */
+function activationToken(env: SampleEnv, id: string): string {
+  const { main } = clustersOf(env);
+  return main.replication.issueToken(id, "30m", "", main.rootToken).token;
 }
 
 /** Triggers run an operation again: the in-place change of every operation. */
@@ -417,6 +455,57 @@ export const serviceSamples: Record<string, ServiceSample> = {
   "mesh:Partition": {
     inputs: (_env, name) => ({ name, description: "first" }),
     change: (i) => ({ ...i, description: "second" }),
+  },
+  // Replication: each case starts from the clusters' modes its transition needs.
+  "keep:ReplicationPrimaryEnable": {
+    prepare: replicationTopology("none"),
+    inputs: () => ({ primaryClusterAddr: "https://main.example:8201" }),
+    change: rerun,
+  },
+  "keep:ReplicationPrimaryDemote": {
+    prepare: replicationTopology("primary"),
+    inputs: () => ({}),
+    change: rerun,
+  },
+  "keep:ReplicationPrimaryDisable": {
+    prepare: replicationTopology("primary"),
+    inputs: () => ({ acceptSecondariesDisconnected: true }),
+    change: rerun,
+  },
+  "keep:ReplicationSecondaryToken": {
+    prepare: replicationTopology("primary"),
+    inputs: (_env, name) => ({ secondaryId: name, ttl: "30m", revokeOnDestroy: true }),
+    change: rerun,
+  },
+  "keep:ReplicationSecondaryEnable": {
+    prepare: replicationTopology("primary"),
+    inputs: (env, name) => ({ token: activationToken(env, name), acceptDataWipe: true, cluster: "dr" }),
+    change: rerun,
+  },
+  "keep:ReplicationSecondaryPromote": {
+    prepare: replicationTopology("pair"),
+    inputs: () => ({ force: true, acceptDataLoss: true, cluster: "dr" }),
+    change: rerun,
+  },
+  "keep:ReplicationSecondaryDisable": {
+    prepare: replicationTopology("pair"),
+    inputs: () => ({ acceptDisconnection: true, cluster: "dr" }),
+    change: rerun,
+  },
+  "keep:ReplicationUpdatePrimary": {
+    prepare: replicationTopology("pair"),
+    inputs: (env, name) => ({ token: activationToken(env, name), cluster: "dr" }),
+    change: rerun,
+  },
+  "keep:ReplicationRevokeSecondary": {
+    prepare: replicationTopology("pair"),
+    inputs: () => ({ secondaryId: "dr" }),
+    change: rerun,
+  },
+  "keep:ReplicationPathsFilter": {
+    prepare: replicationTopology("pair"),
+    inputs: (env) => ({ secondaryClusterId: clustersOf(env).dr.replication.clusterId, mode: "deny", paths: ["transform/"] }),
+    change: (i) => ({ ...i, paths: ["transform/", "secret/"] }),
   },
 };
 
