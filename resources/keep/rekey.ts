@@ -168,8 +168,8 @@ async function cancelAfter(client: KeepClient, cause: unknown, what: string): Pr
   throw new Error(`${reason}; ${CANCELLED}`, { cause });
 }
 
-/** Gives a threshold of new shares to `verify`; restarts verification first when someone left progress. */
-async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[]): Promise<string> {
+/** Gives a threshold of new shares (from `what`, named in messages) to `verify`; restarts verification first when someone left progress. */
+async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[], what: string): Promise<string> {
   let status: wire.VerificationAnswer;
   try {
     status = await wire.readVerification(client);
@@ -182,7 +182,7 @@ async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: st
       `the verification in progress has another nonce (${status.nonce}): it was restarted since; if the shares given are the new shares of this attempt, use that nonce`,
     );
   }
-  if (shares.length < status.t) throw new Error(`${shares.length} new shares given; verification needs ${status.t}`);
+  if (shares.length < status.t) throw new Error(`${what}: ${shares.length} new shares given; verification needs ${status.t} (the new threshold)`);
   if (status.progress > 0) {
     // Shares given before (a run that failed part-way) would be refused as repeats: start over.
     status = await wire.restartVerification(client);
@@ -281,7 +281,7 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
     return { ...outputs, verificationNonce };
   }
   try {
-    await verifyShares(ctx, client, verificationNonce, completion.keys);
+    await verifyShares(ctx, client, verificationNonce, completion.keys, "the new shares");
   } catch (e) {
     // Nothing was rotated (verifyShares tells a lost answer that did rotate): cancelling keeps the current shares.
     return cancelAfter(client, e, "verifying the new shares");
@@ -338,7 +338,7 @@ export const rekeyVerifySpec = operationSpec({
   label: () => "rekey-verify",
   async run(ctx, values) {
     const client = ctx.keep(values.cluster);
-    await verifyShares(ctx, client, values.nonce, sharesOf(values.keys, "keys"));
+    await verifyShares(ctx, client, values.nonce, sharesOf(values.keys, "keys"), "keys");
     return { complete: true };
   },
 });

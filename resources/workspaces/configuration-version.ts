@@ -48,7 +48,7 @@ const NO_FILES = "no-files:";
 const inputs = z
   .object({
     /** Workspace (`ws-…`) the version belongs to. Changing it creates a new version. */
-    workspaceId: z.string().min(1, "must not be empty"),
+    workspaceId: z.string().regex(/^ws-[A-Za-z0-9]+$/, "must be a workspace ID (ws-…)"),
     /** Directory whose files are uploaded (relative paths are resolved from the project directory). */
     directory: z.string().refine(isDirectory, "must be an existing directory"),
     /** Globs of files left out (`*.log`, `.iac/`, `tests/**`); see the README for the rules. */
@@ -206,7 +206,13 @@ export const configurationVersionSpec = resourceSpec({
     const versionsPath = `/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`;
     const flags = { "auto-queue-runs": args.autoQueueRuns, speculative: args.speculative, provisional: args.provisional };
     // Listed before the create, so a version made by an attempt whose answer was lost is recognised.
-    const before = await newestVersionIds(client, versionsPath);
+    const before = await newestVersionIds(client, versionsPath).catch((e: unknown) => {
+      if (!(e instanceof ApiError) || e.status !== 404) throw e;
+      throw new ApiError(e.service, e.method, e.path, e.status, e.details, {
+        retries: e.retries,
+        advice: `no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`,
+      });
+    });
     let created: JsonApiResource;
     try {
       created = await client.write("POST", versionsPath, "configuration-versions", flags, undefined, { retry: { retryWhenMayHaveActed: false } });

@@ -73,6 +73,8 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
   for (const cluster of [keep, dr]) {
     cluster.onChange((c) => {
       if (c.change !== "write" && c.change !== "delete") return;
+      // A secondary's data are copies of its primary's: the objects are counted once, on the primary.
+      if (cluster.replication.mode === "secondary") return;
       const key = `keep|${cluster.name}|${c.namespace.path}|${c.mount.path}|${c.kind}|${c.name}`;
       if (c.change === "write") keepObjects.add(key);
       else keepObjects.delete(key);
