@@ -81,6 +81,19 @@ export class ApiError extends Error {
     return this.details.map((d) => d.message);
   }
 
+  /** The same failure with what to do about it, when the caller knows better than the status (a 404 meaning a missing parent). */
+  withAdvice(advice: string): ApiError {
+    return new ApiError(this.service, this.method, this.path, this.status, this.details, {
+      retries: this.retries,
+      code: this.code,
+      reason: this.reason,
+      advice,
+      earlierAttemptMayHaveActed: this.earlierAttemptMayHaveActed,
+      notSent: this.notSent,
+      cluster: this.cluster,
+    });
+  }
+
   /**
    * Whether this request may have acted on the service, in this attempt or an earlier one: what a
    * create checks before it sends the request again.

@@ -208,10 +208,7 @@ export const configurationVersionSpec = resourceSpec({
     // Listed before the create, so a version made by an attempt whose answer was lost is recognised.
     const before = await newestVersionIds(client, versionsPath).catch((e: unknown) => {
       if (!(e instanceof ApiError) || e.status !== 404) throw e;
-      throw new ApiError(e.service, e.method, e.path, e.status, e.details, {
-        retries: e.retries,
-        advice: `no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`,
-      });
+      throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
     });
     let created: JsonApiResource;
     try {

@@ -222,4 +222,17 @@ describe("workspaces.ConfigurationVersion", () => {
     ]);
     expect(stack.emu.log.entries[1].status).toBe(202);
   });
+
+  test("a workspace that does not exist fails naming workspaceId and the request; nothing is left in state", async () => {
+    const engine = new Engine({ project: "ws-missing", config: stack.config, secretConfig: ["workspaces:token"] });
+    const error = (await engine
+      .up(() => {
+        new workspaces.ConfigurationVersion("orphan", { workspaceId: "ws-0000000000000000", directory: tree });
+      })
+      .catch((e: unknown) => e)) as EngineError;
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.message).toMatch(/GET \/api\/v2\/workspaces\/ws-0000000000000000\/configuration-versions\S* returned 404.*no workspace ws-0000000000000000 is visible to this token: check workspaceId/);
+    expect(engine.state.size).toBe(0);
+    await engine.close();
+  });
 });

@@ -163,6 +163,15 @@ describe("validation in preview", () => {
     expect(message).toMatch(/^\s+directory: must be an existing directory$/m);
   });
 
+  test("ConfigurationVersion: a workspaceId that is not a workspace ID (a name, a trailing space)", async () => {
+    for (const workspaceId of ["my-workspace", "ws-0000000000000000 "]) {
+      const message = await failure(() => {
+        new workspaces.ConfigurationVersion("cv", { workspaceId, directory: scratch });
+      });
+      expect(message).toMatch(/^\s+workspaceId: must be a workspace ID \(ws-…\)$/m);
+    }
+  });
+
   test("ConfigurationVersion: an empty exclusion and a timeout of 0", async () => {
     const message = await failure(() => {
       new workspaces.ConfigurationVersion("cv", { workspaceId: "ws-0000000000000000", directory: scratch, exclude: [""], uploadTimeoutSeconds: 0 });

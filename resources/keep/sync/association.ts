@@ -103,11 +103,7 @@ async function setAssociation(ctx: OperationContext, t: Target): Promise<Compute
     await client.write(`${destinationPath(t)}/associations/set`, { mount: t.mount, secret_name: t.secretName }, scopeOptions(t)).catch((e: unknown) => {
       if (!(e instanceof ApiError) || e.status !== 404) throw e;
       // The service has no destination of that type and name (or this token cannot see it).
-      throw new ApiError(e.service, e.method, e.path, e.status, e.details, {
-        retries: e.retries,
-        cluster: e.cluster,
-        advice: `no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`,
-      });
+      throw e.withAdvice(`no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`);
     }),
   );
   const secrets = (answer?.associated_secrets ?? {}) as Record<string, Entry & { secret_name?: unknown }>;
