@@ -11,7 +11,7 @@ import { AnySpec, isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "..
 import type { RequestRecord } from "../../emulator/common";
 import { registeredResources } from "../../resources/registry";
 import { EngineError, Engine, Program, RunResult } from "../../harness";
-import { serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
+import { clustersOutOfReplication, serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
 import type { Lane } from "./services";
 
 export type StepName = "create" | "update" | "refresh" | "delete" | "adoption";
@@ -239,6 +239,8 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
   let prerequisites: Program = () => ({});
   let program: Program = prerequisites;
   try {
+    // A case may leave "main" a secondary (a fuzzed replication input): that would change the next case's service.
+    if (env.clusters) clustersOutOfReplication(env);
     await entry.sample.prepare?.(env);
     if (entry.sample.prerequisites) prerequisites = await entry.sample.prerequisites(env, name);
     const before = entry.sample.prerequisites ? (await engine.up(prerequisites)).outputs : {};

@@ -243,6 +243,9 @@ function replicationTopology(topology: Topology) {
   };
 }
 
+/** Both clusters out of replication: every case starts so, whatever the one before it left. */
+export const clustersOutOfReplication = replicationTopology("none");
+
 /** A fresh activation token of "main" for secondary `id`. */
 function activationToken(env: SampleEnv, id: string): string {
   const { main } = clustersOf(env);
