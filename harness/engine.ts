@@ -217,7 +217,15 @@ export class Engine {
     return [...this.state.values()].map((r) => ({ ...r, outputs: wrapSecrets(r.outputs, r.secretOutputs) }));
   }
 
-  private async run(mode: Mode, program: Program): Promise<RunResult> {
+  /**
+   * Each run gets a store of the SDK's runtime of its own (monitor, stack resource, configuration):
+   * engines of one process may run programs at the same time without receiving each other's resources.
+   */
+  private run(mode: Mode, program: Program): Promise<RunResult> {
+    return sdkRuntime().state.withLocalStorage(() => this.runInOwnStore(mode, program));
+  }
+
+  private async runInOwnStore(mode: Mode, program: Program): Promise<RunResult> {
     const host = await this.provider();
     const rt = sdkRuntime();
     const steps: Step[] = [];
