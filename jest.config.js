@@ -4,6 +4,9 @@ module.exports = {
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
   testPathIgnorePatterns: ["/node_modules/"],
+  // Test files run in worker processes, and a worker whose heap passed 1 GB after a file is replaced:
+  // a single process holding every file's modules (and the provider hosts' buffers) grows without bound.
+  workerIdleMemoryLimit: "1GB",
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   moduleNameMapper: { "^pulumi-keepstack$": "<rootDir>/index.ts" },
   testTimeout: 120000,
