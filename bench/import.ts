@@ -60,8 +60,6 @@ export async function runImportBench(options: { perType: number; concurrency?: n
   const mesh = await startMeshEmulator();
   const services = [keep, workspaces, mesh];
   try {
-    keep.mount("transform", "transform");
-    keep.mount("cloudA", "cloudA");
     const config: Record<string, string> = {
       "keep:address": keep.url,
       "keep:token": keep.rootToken,

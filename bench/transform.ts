@@ -120,7 +120,6 @@ async function measureResourceRequests(emu: KeepEmulator): Promise<Record<string
 export async function runTransformBench(options: TransformBenchOptions): Promise<TransformBenchResult> {
   const emu = await startKeepEmulator();
   try {
-    emu.mount("transform", "transform");
     const { batched, perValue } = await measureEncoding(emu, options.values, options.parallel ?? 16);
     const requests = await measureResourceRequests(emu);
     return { values: options.values, batched, perValue, speedup: perValue.seconds / batched.seconds, requests };

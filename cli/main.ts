@@ -12,7 +12,7 @@ import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
 import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
-import { runEmulator } from "../emulator/main";
+import { CLI_NAME, runEmulator } from "../emulator/main";
 import { importAll } from "./import-all";
 import { configCommands, ImportedObject, renderProgram } from "./program-text";
 import * as fs from "node:fs";
@@ -59,7 +59,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 async function main(argv: string[]): Promise<void> {
   // The emulator has its own options (emulator/main.ts, shared with `npm run emulator`).
-  if (argv[2] === "emulator") return runEmulator(argv.slice(3), { name: "pulumi-keepstack", exports: true });
+  if (argv[2] === "emulator") return runEmulator(argv.slice(3), { name: CLI_NAME, exports: true });
   const program = new Command().name("pulumi-keepstack").description("Tools of the pulumi-keepstack package");
   program
     .command("emulator")

@@ -15,8 +15,10 @@ export interface RequestRecord {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   status: number;
-  /** Set when the response was a fault injected by a test. */
-  fault?: "status" | "drop";
+  /** Set when the response was a fault injected by a test ("held": answered to no one, see `holdUntilAborted`). */
+  fault?: "status" | "drop" | "held";
+  /** When the request arrived (milliseconds since the epoch). */
+  receivedAt: number;
 }
 
 export interface FaultSpec {
@@ -28,21 +30,51 @@ export interface FaultSpec {
   status?: number;
   /** Headers sent with an injected status (for example `Retry-After`). */
   headers?: Record<string, string>;
-  /**
-   * Hold the answer back this long after the request was handled: the service acts, and the answer
-   * arrives late (after a client's timeout, if it is longer). With `status` the injected answer is
-   * held back; with `drop` the connection is destroyed after the wait.
-   */
-  delayMs?: number;
-  /** Destroy the connection without answering. */
+  /** Destroy the connection without answering: the service does not act. */
   drop?: boolean;
   /** Handle the request for real, then drop the connection before the answer reaches the client. */
   dropAfterHandling?: boolean;
+  /**
+   * A slow service, scripted: the request is held until the client gives up on it (its timeout
+   * aborts the connection); then the service does the work, whose answer reaches no one. Requests
+   * arriving after the abort wait until that work is done, so whatever the machine's load, the
+   * client's retry or follow-up sees the service after it acted.
+   */
+  holdUntilAborted?: boolean;
 }
 
 /** Faults armed by tests; each applies to the next `times` matching requests. */
 export class Faults {
   private readonly armed: FaultSpec[] = [];
+  /** Work of held requests whose client gave up, not yet done. */
+  private readonly pending = new Set<Promise<void>>();
+  private readonly heldListeners: (() => void)[] = [];
+
+  /** Resolves once a request is being held (`holdUntilAborted`), for a test that aborts it itself. */
+  held(): Promise<void> {
+    return new Promise((resolve) => this.heldListeners.push(resolve));
+  }
+
+  /** @internal A request is being held. */
+  noteHeld(): void {
+    this.heldListeners.splice(0).forEach((resolve) => resolve());
+  }
+
+  /** @internal Marks the work of an aborted held request as under way; call the result when it is done. */
+  beginHeldWork(): () => void {
+    let done!: () => void;
+    const work = new Promise<void>((resolve) => (done = resolve));
+    this.pending.add(work);
+    return () => {
+      this.pending.delete(work);
+      done();
+    };
+  }
+
+  /** Resolves once no held request's work is under way (requests wait on this before they are handled). */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending);
+  }
 
   inject(fault: FaultSpec): void {
     this.armed.push({ ...fault });
@@ -109,8 +141,6 @@ export interface ServiceOptions {
   bodyLimit?: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Header names never written to the request log. */
 const REDACTED_HEADERS = new Set(["x-keep-token", "authorization", "x-mesh-token"]);
 
@@ -132,10 +162,18 @@ export async function startServiceServer(
   const faults = new Faults();
   const app = Fastify({ logger: false, bodyLimit: options.bodyLimit ?? 32 * 1024 * 1024, return503OnClosing: false });
   const faultOf = new WeakMap<FastifyRequest, FaultSpec>();
+  const receivedAt = new WeakMap<FastifyRequest, number>();
+  /** Ends the held work of a request, once its (unread) answer is made. */
+  const heldWorkDone = new WeakMap<FastifyRequest, () => void>();
+  const endHeldWork = (request: FastifyRequest) => {
+    heldWorkDone.get(request)?.();
+    heldWorkDone.delete(request);
+  };
 
   const record = (request: FastifyRequest, status: number, fault?: RequestRecord["fault"]) => {
     const url = request.raw.url ?? request.url;
     log.record({
+      receivedAt: receivedAt.get(request) ?? Date.now(),
       service: options.name,
       method: request.method,
       url,
@@ -148,11 +186,15 @@ export async function startServiceServer(
   };
 
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+    receivedAt.set(request, Date.now());
+    // A held request whose client gave up is being worked on: the service acts before it answers
+    // anything else. One turn of the event loop first, so an abort that arrived with this request is seen.
+    await new Promise((resolve) => setImmediate(resolve));
+    await faults.settled();
     const fault = faults.take(request.method, (request.raw.url ?? "").split("?")[0]);
     if (!fault) return;
     faultOf.set(request, fault);
     if (fault.drop) {
-      if (fault.delayMs) await sleep(fault.delayMs);
       record(request, 0, "drop");
       request.raw.socket.destroy();
       return reply.hijack();
@@ -167,9 +209,28 @@ export async function startServiceServer(
     }
   });
 
+  // Held after the body is read (so the work has its inputs), before the handler acts.
+  app.addHook("preHandler", async (request) => {
+    if (!faultOf.get(request)?.holdUntilAborted) return;
+    const socket = request.raw.socket;
+    faults.noteHeld();
+    // The client's abort shows as the end of its connection (or a reset), whichever comes first.
+    if (!socket.destroyed && !socket.readableEnded) {
+      await new Promise<void>((resolve) => {
+        const gone = () => resolve();
+        socket.once("end", gone);
+        socket.once("close", gone);
+        socket.once("error", gone);
+      });
+    }
+    // Set before any later request is read: the abort's close event comes first.
+    heldWorkDone.set(request, faults.beginHeldWork());
+    record(request, 0, "held");
+  });
+
   app.addHook("onSend", async (request, reply, payload) => {
     const fault = faultOf.get(request);
-    if (fault?.delayMs) await sleep(fault.delayMs);
+    if (fault?.holdUntilAborted) endHeldWork(request);
     if (fault?.dropAfterHandling) {
       record(request, 0, "drop");
       request.raw.socket.destroy();
@@ -179,8 +240,9 @@ export async function startServiceServer(
 
   app.addHook("onResponse", async (request, reply) => {
     const fault = faultOf.get(request);
+    endHeldWork(request);
     // Faults were recorded when they happened.
-    if (fault?.drop || fault?.dropAfterHandling || fault?.status) return;
+    if (fault?.drop || fault?.dropAfterHandling || fault?.status || fault?.holdUntilAborted) return;
     record(request, reply.statusCode);
   });
 

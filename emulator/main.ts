@@ -2,17 +2,19 @@
 /**
  * `npm run emulator` and `npx pulumi-keepstack emulator`: starts the local emulator (a test double of
  * the three services) and prints each service's address and root token. Ports: --keep-port,
- * --workspaces-port, --mesh-port. With --exports (the default of `pulumi-keepstack emulator`) standard
- * output holds only `export NAME=value` lines for `eval`, everything else goes to standard error;
- * --detach returns once the services answer, leaving them running until KEEPSTACK_EMULATOR_PID gets
- * SIGTERM. --seed sends the requests of a JSON file once the services are up.
+ * --workspaces-port, --mesh-port. --clusters main,dr starts secrets-service clusters on one
+ * replication network (the first is `keep:`, the others `keep-<name>:`). With --exports (the default
+ * of `pulumi-keepstack emulator`) standard output holds only `export NAME=value` lines for `eval`,
+ * everything else goes to standard error; --detach returns once the services answer, leaving them
+ * running until KEEPSTACK_EMULATOR_PID gets SIGTERM (its log file goes with it). --seed sends the
+ * requests of a JSON file once the services are up.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Command } from "commander";
-import { Emulator, startEmulator } from "./index";
+import { DEFAULT_MOUNTS, Emulator, startEmulator } from "./index";
 
 /** One request of a seed file: `{ "service": "keep", "method": "POST", "path": "/v1/sys/policies/acl/ops", "body": {...} }`. */
 export interface SeedRequest {
@@ -41,11 +43,16 @@ export async function seedEmulator(emu: Emulator, requests: SeedRequest[]): Prom
   }
 }
 
+/** `KEEP_ADDR` of the default cluster, `KEEP_DR_ADDR` of the cluster "dr" (as the provider reads them). */
+const keepVariable = (name: "ADDR" | "TOKEN", cluster?: string) => (cluster ? `KEEP_${cluster.toUpperCase().replace(/-/g, "_")}_${name}` : `KEEP_${name}`);
+
 /** The settings a program's provider reads, as `export` lines. */
 export function exportLines(emu: Emulator): string[] {
+  const named = Object.values(emu.clusters).filter((c) => c !== emu.keep);
   const vars: Record<string, string> = {
     KEEP_ADDR: emu.keep.url,
     KEEP_TOKEN: emu.keep.rootToken,
+    ...Object.fromEntries(named.flatMap((c) => [[keepVariable("ADDR", c.name), c.url], [keepVariable("TOKEN", c.name), c.rootToken]])),
     WORKSPACES_ADDR: emu.workspaces.url,
     WORKSPACES_TOKEN: emu.workspaces.tokens.user,
     WORKSPACES_ORGANIZATION: emu.workspaces.organization,
@@ -62,14 +69,34 @@ interface EmulatorCliOptions {
   keyShares: string;
   keyThreshold: string;
   storedKeys?: boolean;
+  clusters: string;
+  bare?: boolean;
   seed?: string;
   exports?: boolean;
   detach?: boolean;
   log?: string;
 }
 
+/** The package's command; its emulator subcommand is `pulumi-keepstack emulator`. */
+export const CLI_NAME = "pulumi-keepstack emulator";
+
 /** Line a detached child prints once it serves, ending its part of standard output. */
 const READY = "# keepstack emulator ready";
+
+/** The option that sets each service's port, for the advice when a port is taken. */
+const PORT_OPTIONS = { keep: "--keep-port", workspaces: "--workspaces-port", mesh: "--mesh-port" } as const;
+
+/** A start that failed because a port is taken, told with its cause and what to do. */
+function startFailure(e: unknown, ports: Record<keyof typeof PORT_OPTIONS, number>): Error {
+  const error = e as NodeJS.ErrnoException & { port?: number };
+  if (error?.code !== "EADDRINUSE") return e instanceof Error ? e : new Error(String(e));
+  const port = error.port ?? Number(/:(\d+)\s*$/.exec(error.message)?.[1]);
+  const service = (Object.keys(ports) as (keyof typeof PORT_OPTIONS)[]).find((s) => ports[s] === port);
+  const option = service ? PORT_OPTIONS[service] : "--keep-port, --workspaces-port or --mesh-port";
+  return new Error(
+    `port ${port} is already in use (${error.message}): stop what listens there, or give another port with ${option} (${option.split(",")[0]} 0 picks a free one and the export lines say which)`,
+  );
+}
 
 /** Starts the emulator by command-line arguments (without the program name); `exports` is the default of --exports. */
 export async function runEmulator(args: string[], defaults: { name?: string; exports?: boolean } = {}): Promise<void> {
@@ -82,6 +109,8 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
     .option("--key-shares <n>", "unseal key shares of the secrets service", "5")
     .option("--key-threshold <t>", "shares needed to unseal (and to rekey)", "3")
     .option("--stored-keys", "a seal that stores the master key: one recovery key, rekeys are 1-of-1")
+    .option("--clusters <names>", "secrets-service clusters on one replication network, comma-separated: the first is keep: (KEEP_ADDR), each other one keep-<name>: (KEEP_<NAME>_ADDR), on a free port", "main")
+    .option("--bare", "mount no secrets engine (by default secret/, transform/ and cloudA/ are mounted)")
     .option("--seed <file>", "JSON list of requests to send once the services answer ({service, method, path, body, namespace})")
     .option("--exports", "print only `export NAME=value` lines on standard output, for eval", defaults.exports ?? false)
     .option("--no-exports", "print the addresses and tokens for people to read")
@@ -94,23 +123,37 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
   const say = (line: string) => (opts.exports ? process.stderr : process.stdout).write(`${line}\n`);
 
   const seed: SeedRequest[] = opts.seed ? JSON.parse(fs.readFileSync(opts.seed, "utf8")) : [];
-  const emu = await startEmulator({
-    ports: { keep: Number(opts.keepPort), workspaces: Number(opts.workspacesPort), mesh: Number(opts.meshPort) },
+  const ports = { keep: Number(opts.keepPort), workspaces: Number(opts.workspacesPort), mesh: Number(opts.meshPort) };
+  const clusters = opts.clusters.split(",").map((c) => c.trim()).filter(Boolean);
+  const emu = await startEmulator({ ports, clusters, bare: opts.bare }).catch((e: unknown) => {
+    throw startFailure(e, ports);
   });
+  // A detached emulator's log holds the root tokens: it goes when the emulator stops.
+  const log = process.env.KEEPSTACK_EMULATOR_LOG_OWNED;
   const stop = () => {
-    void emu.close().then(() => process.exit(0));
+    void emu.close().then(() => {
+      if (log) fs.rmSync(log, { force: true });
+      process.exit(0);
+    });
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   try {
-    await emu.keep.seal.initialize(opts.storedKeys ? { storedKeys: true } : { shares: Number(opts.keyShares), threshold: Number(opts.keyThreshold) });
+    for (const cluster of Object.values(emu.clusters)) {
+      await cluster.seal.initialize(opts.storedKeys ? { storedKeys: true } : { shares: Number(opts.keyShares), threshold: Number(opts.keyThreshold) });
+    }
     await seedEmulator(emu, seed);
   } catch (e) {
     await emu.close();
     throw e;
   }
   say("Local emulator of the three services (a test double, not the real services):");
-  say(`  secrets service     KEEP_ADDR=${emu.keep.url}  KEEP_TOKEN=${emu.keep.rootToken}`);
+  for (const cluster of Object.values(emu.clusters)) {
+    const name = cluster === emu.keep ? undefined : cluster.name;
+    const label = name ? `secrets cluster ${name}` : "secrets service";
+    say(`  ${label.padEnd(20)}${keepVariable("ADDR", name)}=${cluster.url}  ${keepVariable("TOKEN", name)}=${cluster.rootToken}`);
+  }
+  if (!opts.bare) say(`  engines mounted      ${DEFAULT_MOUNTS.map((m) => `${m.path}/ (${m.type})`).join(", ")}`);
   say(
     `  workspace service   WORKSPACES_ADDR=${emu.workspaces.url}  WORKSPACES_TOKEN=${emu.workspaces.tokens.user}  WORKSPACES_ORGANIZATION=${emu.workspaces.organization}`,
   );
@@ -144,11 +187,15 @@ function withoutDetachOptions(args: string[]): string[] {
  */
 async function detach(args: string[], name: string | undefined, log: string | undefined): Promise<void> {
   const entry = process.argv[1];
-  const command = name === "pulumi-keepstack" ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
+  const command = name === CLI_NAME ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
   const logFile = path.resolve(log ?? path.join(os.tmpdir(), `keepstack-emulator-${process.pid}.log`));
   // The log holds the root tokens and key shares: readable by this user only.
   const logFd = fs.openSync(logFile, "a", 0o600);
-  const child = spawn(process.execPath, command, { detached: true, stdio: ["ignore", "pipe", logFd] });
+  const child = spawn(process.execPath, command, {
+    detached: true,
+    stdio: ["ignore", "pipe", logFd],
+    env: { ...process.env, KEEPSTACK_EMULATOR_LOG_OWNED: logFile },
+  });
   fs.closeSync(logFd);
   const lines = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -156,7 +203,12 @@ async function detach(args: string[], name: string | undefined, log: string | un
       text += chunk.toString();
       if (text.includes(READY)) resolve(text.slice(0, text.indexOf(READY)));
     });
-    child.on("exit", (code) => reject(new Error(`the emulator stopped before it answered (exit code ${code}); see ${logFile}`)));
+    child.on("exit", (code) => {
+      // What the emulator said goes to this command's standard error, where a person or CI log sees it.
+      const said = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").trim() : "";
+      fs.rmSync(logFile, { force: true });
+      reject(new Error(`the emulator stopped before it answered (exit code ${code})${said ? `: ${said}` : ""}`));
+    });
     child.on("error", reject);
   });
   process.stdout.write(`${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\nexport KEEPSTACK_EMULATOR_LOG='${logFile.replace(/'/g, `'\\''`)}'\n`);

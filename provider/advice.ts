@@ -66,6 +66,7 @@ export function adviceFor(error: ApiError, options: AdviceOptions = {}): string 
  * and, when the service answered, what to do about it.
  */
 export function failureMessage(head: string, error: unknown, options?: AdviceOptions): string {
-  if (error instanceof ApiError) return `${head}: ${error.message}. ${adviceFor(error, options)}.`;
+  // The service's own message may end its sentence already ("... route entry not found.").
+  if (error instanceof ApiError) return `${head}: ${error.message.replace(/[.\s]+$/, "")}. ${adviceFor(error, options)}.`;
   return `${head}: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -3,7 +3,7 @@
  * `check` and `diff` are pure (no HTTP); every other operation goes through the spec's service calls.
  */
 import { z } from "zod";
-import { adviceFor } from "./advice";
+import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
@@ -58,7 +58,7 @@ export class ResourceOperationError extends Error {
 export function describe(token: string, objectId: string, operation: string, cause: unknown): string {
   const type = shortTypeOf(token);
   const head = `${type} "${objectId}": ${operation} failed`;
-  if (cause instanceof ApiError) return `${head}: ${cause.message}. ${adviceFor(cause)}.`;
+  if (cause instanceof ApiError) return failureMessage(head, cause);
   if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
   return `${head}: ${cause instanceof Error ? cause.message : String(cause)}`;
 }

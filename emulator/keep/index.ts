@@ -2,7 +2,7 @@
  * Emulator of the secrets service ("keep"): a labelled test double, never a substitute for the
  * real service. One fastify server on loopback; route modules register system routes and engines
  * on a shared KeepRouter, which handles authentication, namespaces, mounts, help and error bodies
- * for all. `secret/` is a key-value version 2 mount in the root namespace, as on a dev server.
+ * for all. Unless started bare, every engine the package covers is mounted at its conventional path.
  */
 import { randomBytes } from "node:crypto";
 import { ServiceServer, startServiceServer } from "../common";
@@ -47,7 +47,20 @@ export interface KeepEmulatorOptions {
    * here exist from the start.
    */
   register?: (router: KeepRouter) => void;
+  /**
+   * Start with no engine mounted. Otherwise every engine the package covers is mounted at its
+   * conventional path, as `DEFAULT_MOUNTS` lists: `secret/` (key-value version 2), `transform/`
+   * and `cloudA/`.
+   */
+  bare?: boolean;
 }
+
+/** Engines mounted at start unless `bare`: path, type, options and description, as `sys/mounts` shows them. */
+export const DEFAULT_MOUNTS: readonly { path: string; type: string; options?: Record<string, string>; description: string }[] = [
+  { path: "secret", type: "kv", options: { version: "2" }, description: "key/value secret storage" },
+  { path: "transform", type: "transform", description: "transform secrets engine" },
+  { path: "cloudA", type: "cloudA", description: "cloud-credentials secrets engine" },
+];
 
 /** A row of the mount table, as `sys/mounts` shows it, with its path. */
 export type MountInfo = ReturnType<typeof viewMount> & { path: string };
@@ -129,7 +142,7 @@ export async function startKeepEmulator(options: KeepEmulatorOptions = {}): Prom
   registerSync(router);
   registerCloudCredentialsEngine(router);
   const seal = await registerRekeyRoutes(router, options.seal);
-  state.mount(state.root, "secret", "kv", { options: { version: "2" }, description: "key/value secret storage" });
+  if (!options.bare) for (const m of DEFAULT_MOUNTS) state.mount(state.root, m.path, m.type, { options: m.options, description: m.description });
   options.register?.(router);
 
   const server = await startServiceServer(

@@ -7,7 +7,7 @@
  * Both versions store under kind "secret", by path; each write of a version 2 secret is announced
  * to `onKvVersion` listeners (sync propagates new versions).
  */
-import { RequestBody } from "./fields";
+import { RequestBody, readBool, readInteger } from "./fields";
 import { KeepError, badRequest, engineReply, notFound, requireListResults } from "./replies";
 import type { KeepEngine, KeepRequest, KeepRouter } from "./router";
 import type { ChangeSource, KeepMount, KeepNamespace, KeepState } from "./state";
@@ -109,13 +109,6 @@ function requireObject(value: unknown, message: string): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
-function readInteger(body: RequestBody, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") return undefined;
-  const number = typeof value === "string" ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < 0) throw badRequest(`'${field}' must be a non-negative integer`);
-  return number;
-}
 
 /**
  * Writes a new version of a version 2 secret (the API's write and out-of-band writes share it).
@@ -301,8 +294,8 @@ function registerVersion2(engine: KeepEngine): void {
         handler: ({ mount, body }) => {
           const current = configOf(mount);
           mount.store.put(KV_CONFIG_KIND, KV_CONFIG_NAME, {
-            max_versions: readInteger(body, "max_versions") ?? current.max_versions,
-            cas_required: typeof body.cas_required === "boolean" ? body.cas_required : current.cas_required,
+            max_versions: readInteger(body, "max_versions", { min: 0 }) ?? current.max_versions,
+            cas_required: readBool(body, "cas_required") ?? current.cas_required,
             delete_version_after: typeof body.delete_version_after === "string" ? body.delete_version_after : current.delete_version_after,
           } satisfies KvConfig);
         },
@@ -333,7 +326,7 @@ function registerVersion2(engine: KeepEngine): void {
           if (body.data === undefined || body.data === null) throw badRequest("no data provided");
           const data = requireObject(body.data, "'data' must be an object");
           const options = body.options === undefined || body.options === null ? {} : requireObject(body.options, "'options' must be an object");
-          const cas = readInteger(options, "cas");
+          const cas = readInteger(options, "cas", { min: 0 });
           return engineReply(writeKvVersion(mount, params.path, data, { cas }), mount.type);
         },
       },
@@ -354,7 +347,7 @@ function registerVersion2(engine: KeepEngine): void {
             else merged[key] = value;
           }
           const options = body.options === undefined || body.options === null ? {} : requireObject(body.options, "'options' must be an object");
-          return engineReply(writeKvVersion(mount, params.path, merged, { cas: readInteger(options, "cas") }), mount.type);
+          return engineReply(writeKvVersion(mount, params.path, merged, { cas: readInteger(options, "cas", { min: 0 }) }), mount.type);
         },
       },
       delete: {
@@ -426,9 +419,9 @@ function registerVersion2(engine: KeepEngine): void {
             custom_metadata: null,
             delete_version_after: "0s",
           };
-          const max = readInteger(body, "max_versions");
+          const max = readInteger(body, "max_versions", { min: 0 });
           if (max !== undefined) record.max_versions = max;
-          if (typeof body.cas_required === "boolean") record.cas_required = body.cas_required;
+          record.cas_required = readBool(body, "cas_required") ?? record.cas_required;
           if (typeof body.delete_version_after === "string") record.delete_version_after = body.delete_version_after;
           if (body.custom_metadata !== undefined) {
             const custom = requireObject(body.custom_metadata, "'custom_metadata' must be an object of strings");

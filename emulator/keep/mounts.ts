@@ -2,7 +2,7 @@
  * Mount table routes of the secrets service emulator (`sys/mounts`): list, read, enable and
  * disable secrets engines at paths of the current namespace, answered as the system backend does.
  */
-import { RequestBody, readString } from "./fields";
+import { RequestBody, readBool, readString } from "./fields";
 import { badRequest, notFound, systemReply } from "./replies";
 import type { KeepRouter } from "./router";
 import type { KeepMount, MountSettings } from "./state";
@@ -77,8 +77,8 @@ export function registerMountRoutes(router: KeepRouter): void {
             options,
             description: readString(body, "description") ?? "",
             config: (config as Record<string, unknown> | undefined) ?? undefined,
-            local: body.local === true,
-            sealWrap: body.seal_wrap === true,
+            local: readBool(body, "local") ?? false,
+            sealWrap: readBool(body, "seal_wrap") ?? false,
           };
           state.mount(namespace, params.path, type, settings);
         },

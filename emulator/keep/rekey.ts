@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import * as openpgp from "openpgp";
-import { RequestBody, readString, readStringList } from "./fields";
+import { RequestBody, readBool, readInteger, readString, readStringList } from "./fields";
 import { KeepError, badRequest, notFound, ok, systemReply, unsupportedPath } from "./replies";
 import type { KeepRequest, KeepRouter } from "./router";
 import { MASTER_KEY_BYTES, Seal, SealOptions, checkSplit, combineShares, decodeShare, encodeShares, splitKey } from "./seal";
@@ -92,22 +92,9 @@ function requireRoot(request: KeepRequest): void {
   if (!request.namespace.isRoot) throw unsupportedPath();
 }
 
-/** An integer field, required; numbers in strings are accepted as the service's decoder does. */
-function readInteger(body: RequestBody, field: string): number {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") throw badRequest(`'${field}' parameter not supplied or empty`);
-  const number = typeof value === "string" ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number)) throw badRequest(`'${field}' must be an integer`);
-  return number;
-}
-
-function readBoolean(body: RequestBody, field: string): boolean {
-  const value = body[field];
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  if (value === "true" || value === "false") return value === "true";
-  throw badRequest(`'${field}' must be a boolean`);
-}
+const required = (field: string): never => {
+  throw badRequest(`'${field}' parameter not supplied or empty`);
+};
 
 /** Reads base64 binary public keys, in order; a key that does not parse is a 400 naming its position. */
 async function readPgpKeys(texts: string[]): Promise<PgpRecipients> {
@@ -188,12 +175,12 @@ async function rebuildAndCheck(shares: Buffer[], expected: Buffer, failure: stri
 
 async function initAttempt(module: RekeyModule, body: RequestBody) {
   if (module.attempt) throw badRequest("rekey already in progress");
-  const n = readInteger(body, "secret_shares");
-  const t = readInteger(body, "secret_threshold");
+  const n = readInteger(body, "secret_shares") ?? required("secret_shares");
+  const t = readInteger(body, "secret_threshold") ?? required("secret_threshold");
   checkSplit(n, t);
   const pgpTexts = readStringList(body, "pgp_keys") ?? [];
-  const backup = readBoolean(body, "backup");
-  const verificationRequired = readBoolean(body, "require_verification");
+  const backup = readBool(body, "backup") ?? false;
+  const verificationRequired = readBool(body, "require_verification") ?? false;
   if (module.seal.storedKeys) {
     // The seal keeps the new master key itself: nothing is split, encrypted or verified.
     if (n !== 1 || t !== 1) throw badRequest("secret shares and secret threshold must be 1 when the seal stores keys");

@@ -465,6 +465,12 @@ export class KeepRouter {
 
     if (!matched) {
       const fullRoute = `${namespace.displayPath}${rest.join("/")}`;
+      // Outside every mount (the system mount took the path and has no such route): say where engines are listed.
+      if (mount.type === "system" && rest[0] !== "sys") {
+        throw new KeepError(404, [
+          `no handler for route "${fullRoute}": no secrets engine is mounted at "${namespace.displayPath}${rest[0]}/"; GET sys/mounts lists the mounts, POST sys/mounts/${rest[0]} mounts one`,
+        ]);
+      }
       throw new KeepError(404, [`no handler for route "${fullRoute}". route entry not found.`]);
     }
     // Convention 4.

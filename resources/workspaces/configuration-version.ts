@@ -18,6 +18,14 @@ import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configurat
 import { camelKeys } from "./json-api-names";
 
 const CONFIGURATION_VERSION_ID = /^cv-[A-Za-z0-9]+$/;
+/**
+ * The ID a create keeps in state when its answer was lost and no version it made is listed yet: the
+ * service may still make one (a slow service acts after the client gave up). It names the workspace
+ * and the newest version listed before the create, so a version that shows up later is recognised
+ * (refresh takes it up; destroy and replacement account for it) instead of staying unseen.
+ */
+const LOST_CREATE_ID = /^lost-create:(ws-[A-Za-z0-9]+):after:(cv-[A-Za-z0-9]+|none)$/;
+const lostCreateId = (workspaceId: string, newestKnown: string | undefined) => `lost-create:${workspaceId}:after:${newestKnown ?? "none"}`;
 /** Sources of versions created through the API or the command line, the only ones the service archives on request. */
 const API_SOURCES = new Set(["workspaces-api", "workspaces-cli", "iac-cli", "iac-cli+cloud", "cli"]);
 /** Run statuses after which a run is no longer in progress. */
@@ -149,10 +157,7 @@ async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutS
 
 const PROCESSING = new Set(["pending", "fetching"]);
 
-/** IDs of the workspace's newest versions (the service lists them newest first). */
-async function newestVersionIds(client: WorkspacesClient, versionsPath: string): Promise<Set<string>> {
-  return new Set((await newestVersions(client, versionsPath)).map((v) => v.id));
-}
+const versionsPathOf = (workspaceId: string) => `/workspaces/${encodeURIComponent(workspaceId)}/configuration-versions`;
 
 async function newestVersions(client: WorkspacesClient, versionsPath: string): Promise<JsonApiResource[]> {
   const page = await client.request<{ data?: JsonApiResource[] }>("GET", versionsPath, undefined, {
@@ -162,17 +167,29 @@ async function newestVersions(client: WorkspacesClient, versionsPath: string): P
 }
 
 /**
- * The version a create whose answer was lost made, if any: listed now, not before, still pending,
- * with the flags the create sent.
+ * Versions a create whose answer was lost may have made: listed before `newestKnown` (the service
+ * lists newest first), still pending, with the flags the create sent; oldest first.
  */
-async function versionMadeSince(client: WorkspacesClient, versionsPath: string, before: Set<string>, flags: Attributes): Promise<JsonApiResource | undefined> {
-  const made = (await newestVersions(client, versionsPath)).filter((v) => {
-    const a = v.attributes as Attributes;
-    return !before.has(v.id) && a.status === "pending" && Object.entries(flags).every(([key, value]) => a[key] === undefined || a[key] === value);
-  });
-  // Newest first: the oldest new one is the nearest to this create.
-  return made.at(-1);
+async function versionsMadeAfter(client: WorkspacesClient, versionsPath: string, newestKnown: string | undefined, flags: Attributes): Promise<JsonApiResource[]> {
+  const listed = await newestVersions(client, versionsPath);
+  const known = newestKnown === undefined ? -1 : listed.findIndex((v) => v.id === newestKnown);
+  return (known < 0 ? listed : listed.slice(0, known))
+    .filter((v) => {
+      const a = v.attributes as Attributes;
+      return a.status === "pending" && Object.entries(flags).every(([key, value]) => a[key] === undefined || a[key] === value);
+    })
+    .reverse();
 }
+
+/** Flags of a version as the create body and the answers name them. */
+const wireFlags = (args: Pick<Inputs, "autoQueueRuns" | "speculative" | "provisional">): Attributes => ({
+  "auto-queue-runs": args.autoQueueRuns,
+  speculative: args.speculative,
+  provisional: args.provisional,
+});
+
+/** Outputs of a lost create in state: nothing usable, an empty hash so the next up replaces it. */
+const LOST_OUTPUTS = { status: "unknown", statusTimestamps: {}, source: null, error: null, errorMessage: null, ingressAttributesId: null, links: {}, contentHash: "" };
 
 /** Outputs of a version whose files the service does not hold: the empty hash plans a new version next time. */
 function unusable(resource: JsonApiResource): Attributes {
@@ -203,20 +220,28 @@ export const configurationVersionSpec = resourceSpec({
    */
   async create(ctx, args) {
     const client = ctx.workspaces();
-    const versionsPath = `/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`;
-    const flags = { "auto-queue-runs": args.autoQueueRuns, speculative: args.speculative, provisional: args.provisional };
+    const versionsPath = versionsPathOf(args.workspaceId);
+    const flags = wireFlags(args);
     // Listed before the create, so a version made by an attempt whose answer was lost is recognised.
-    const before = await newestVersionIds(client, versionsPath).catch((e: unknown) => {
-      if (!(e instanceof ApiError) || e.status !== 404) throw e;
-      throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
-    });
+    const newestKnown = (
+      await newestVersions(client, versionsPath).catch((e: unknown) => {
+        if (!(e instanceof ApiError) || e.status !== 404) throw e;
+        throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
+      })
+    )[0]?.id;
     let created: JsonApiResource;
     try {
       created = await client.write("POST", versionsPath, "configuration-versions", flags, undefined, { retry: { retryWhenMayHaveActed: false } });
     } catch (e) {
       if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
-      const made = await versionMadeSince(client, versionsPath, before, flags);
-      if (!made) throw e;
+      // A failed lookup is the same as nothing listed yet: the state must keep track either way.
+      const [made] = await versionsMadeAfter(client, versionsPath, newestKnown, flags).catch(() => []);
+      if (!made) {
+        const reason =
+          `the answer to its create was lost (${e.message}) and no version it made is listed yet (a slow service may still make one): ` +
+          "run up again, which looks for that version once more, accounts for it, and uploads a new one";
+        throw new PartialCreateError(`configuration version of ${args.workspaceId}: ${reason}`, lostCreateId(args.workspaceId, newestKnown), LOST_OUTPUTS, [reason]);
+      }
       const reason =
         `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
         "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
@@ -253,7 +278,15 @@ export const configurationVersionSpec = resourceSpec({
     }
     return { id: created.id, computed: configurationVersionComputed(processed) };
   },
-  async read(ctx, id) {
+  async read(ctx, id, state) {
+    const lost = LOST_CREATE_ID.exec(id);
+    if (lost) {
+      // A version the lost create made after all is tracked from now on (and replaced by the next up).
+      const flags = wireFlags({ autoQueueRuns: state?.autoQueueRuns !== false, speculative: state?.speculative === true, provisional: state?.provisional === true });
+      const [made] = await versionsMadeAfter(ctx.workspaces(), versionsPathOf(lost[1]), lost[2] === "none" ? undefined : lost[2], flags);
+      if (made) return { id: made.id, inputs: { contentHash: "" }, computed: configurationVersionComputed(made) };
+      return { inputs: { contentHash: "" }, computed: LOST_OUTPUTS };
+    }
     if (!CONFIGURATION_VERSION_ID.test(id)) {
       throw new Error("configuration versions cannot be adopted (each one holds its own upload): remove `adopt`");
     }
@@ -270,12 +303,22 @@ export const configurationVersionSpec = resourceSpec({
   },
   // Only changes that leave the files as they are reach update (another path to the same files).
   async update(ctx, id) {
+    if (LOST_CREATE_ID.test(id)) throw new Error(`configuration version ${id}: its create's answer was lost: run up again, which replaces it`);
     const found = await ctx.workspaces().read(configurationVersionPath(id));
     if (!found) throw new Error(`configuration version ${id} no longer exists: run refresh, then up`);
     return configurationVersionComputed(found.data);
   },
-  async delete(ctx, id) {
+  async delete(ctx, id, state) {
     const client = ctx.workspaces();
+    const lost = LOST_CREATE_ID.exec(id);
+    if (lost) {
+      const flags = wireFlags({ autoQueueRuns: state.autoQueueRuns !== false, speculative: state.speculative === true, provisional: state.provisional === true });
+      const made = await versionsMadeAfter(client, versionsPathOf(lost[1]), lost[2] === "none" ? undefined : lost[2], flags);
+      for (const version of made) {
+        ctx.warn(`configuration version ${version.id} is left as it is: a create whose answer was lost made it, and the service archives only uploaded versions`);
+      }
+      return;
+    }
     const found = await client.read<Attributes>(configurationVersionPath(id), { query: { include: "run" } });
     if (!found) return;
     const leave = (why: string) => ctx.warn(`configuration version ${id} is left as it is: ${why}`);

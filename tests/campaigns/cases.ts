@@ -71,9 +71,14 @@ export interface ArmedFault {
 
 export interface FaultKind {
   name: string;
-  fault: { status?: number; headers?: Record<string, string>; drop?: boolean; dropAfterHandling?: boolean; delayMs?: number };
+  fault: { status?: number; headers?: Record<string, string>; drop?: boolean; dropAfterHandling?: boolean; holdUntilAborted?: boolean };
   /** The service has decided: never retried, surfaced as an error naming the request. */
   final?: boolean;
+  /**
+   * The client must give up on the faulted request (its timeout): the case runs with a short
+   * request timeout for the faulted service only; the emulator holds the request until then.
+   */
+  clientGivesUp?: boolean;
 }
 
 export interface Outcome {

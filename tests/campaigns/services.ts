@@ -27,6 +27,10 @@ export interface Lane {
   census(): Promise<Set<string>>;
   /** What the provider host printed so far. */
   hostOutput(): string;
+  /** The config prefix of each of `servers` (`keep`, `workspaces`, `mesh`, `keep-dr`). */
+  servicePrefixes: string[];
+  /** Request timeouts (seconds) by config prefix; the others take the lane's own (restarts the provider host). */
+  setTimeouts(timeouts: Record<string, number>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,12 +56,14 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     [`${service}:retryBaseDelayMs`]: "2",
     [`${service}:timeoutSeconds`]: String(options.timeoutSeconds),
   });
+  const servicePrefixes = ["keep", "workspaces", "mesh", "keep-dr"];
   const config: Record<string, string> = {
     "keep:address": keep.url,
     "keep:token": keep.rootToken,
     ...tuning("keep"),
     "keep-dr:address": dr.url,
     "keep-dr:token": dr.rootToken,
+    ...tuning("keep-dr"),
     "workspaces:address": workspaces.url,
     "workspaces:token": workspaces.tokens.user,
     "workspaces:organization": workspaces.organization,
@@ -112,6 +118,12 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     secrets: [keep.rootToken, dr.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
     census,
     hostOutput: () => ((engine as unknown as { host?: { stderr: string[] } }).host?.stderr ?? []).join("\n"),
+    servicePrefixes,
+    setTimeouts: async (timeouts) => {
+      const changed = { ...config };
+      for (const [prefix, seconds] of Object.entries(timeouts)) changed[`${prefix}:timeoutSeconds`] = String(seconds);
+      await engine.setConfig(changed);
+    },
     close: async () => {
       await engine.close();
       await Promise.all(servers.map((s) => s.close()));

@@ -1,6 +1,11 @@
-/** `pulumi-keepstack emulator`: export lines for eval, a seed, and a clean stop on SIGINT and SIGTERM. */
-import { spawn } from "node:child_process";
+/**
+ * `pulumi-keepstack emulator`: export lines for eval, a seed, every engine mounted, a second cluster
+ * for replication, a taken port told with what to do, a detached emulator whose log goes with it,
+ * and a clean stop on SIGINT and SIGTERM.
+ */
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -67,4 +72,118 @@ describe("pulumi-keepstack emulator", () => {
     run.child.kill("SIGTERM");
     expect(await run.exited).toEqual({ code: 0, signal: null });
   });
+
+  test("--clusters main,dr: a second cluster with its export lines; both answer the replication routes", async () => {
+    const run = startCommand(["--clusters", "main,dr"]);
+    const vars = await run.ready;
+    expect(Object.keys(vars).filter((k) => k.startsWith("KEEP_")).sort()).toEqual(["KEEP_ADDR", "KEEP_DR_ADDR", "KEEP_DR_TOKEN", "KEEP_TOKEN"]);
+    expect(vars.KEEP_DR_ADDR).not.toBe(vars.KEEP_ADDR);
+    for (const [address, token] of [[vars.KEEP_ADDR, vars.KEEP_TOKEN], [vars.KEEP_DR_ADDR, vars.KEEP_DR_TOKEN]]) {
+      const status = await fetch(`${address}/v1/sys/replication/performance/status`, { headers: { "x-keep-token": token } });
+      expect(status.status).toBe(200);
+      expect(((await status.json()) as { data: { mode: string } }).data.mode).toBe("disabled");
+    }
+    expect(run.output().stderr).toMatch(/secrets cluster dr\s+KEEP_DR_ADDR=/);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+  });
+
+  test("every engine is mounted at its conventional path, unless --bare; a path with no engine names sys/mounts", async () => {
+    const mounts = async (vars: Record<string, string>) => {
+      const answer = await fetch(`${vars.KEEP_ADDR}/v1/sys/mounts`, { headers: { "x-keep-token": vars.KEEP_TOKEN } });
+      const body = (await answer.json()) as { data: Record<string, { type: string }> };
+      return Object.entries(body.data)
+        .filter(([, m]) => !["system", "cubbyhole", "identity", "token"].includes(m.type))
+        .map(([p, m]) => `${p} ${m.type}`)
+        .sort();
+    };
+    const full = startCommand([]);
+    expect(await mounts(await full.ready)).toEqual(["cloudA/ cloudA", "secret/ kv", "transform/ transform"]);
+    full.child.kill("SIGTERM");
+    await full.exited;
+
+    const bare = startCommand(["--bare"]);
+    const vars = await bare.ready;
+    expect(await mounts(vars)).toEqual([]);
+    const missing = await fetch(`${vars.KEEP_ADDR}/v1/transform/alphabet/hex-upper`, { headers: { "x-keep-token": vars.KEEP_TOKEN } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { errors: string[] }).errors[0]).toMatch(/no secrets engine is mounted at "transform\/"; GET sys\/mounts lists the mounts/);
+    bare.child.kill("SIGTERM");
+    await bare.exited;
+  });
+
+  /** A port something else listens on. */
+  async function takenPort(): Promise<{ port: number; close(): void }> {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+  }
+
+  const ADVICE = /port (\d+) is already in use \(listen EADDRINUSE[^)]*\): stop what listens there, or give another port with --keep-port \(--keep-port 0 picks a free one/;
+
+  test("a port in use stops the command with the cause and the advice on standard error", async () => {
+    const taken = await takenPort();
+    try {
+      const child = spawn(process.execPath, [cli, "emulator", "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      let stdout = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr).toMatch(ADVICE);
+      expect(stderr).toContain(`port ${taken.port} `);
+      expect(stdout).toBe("");
+    } finally {
+      taken.close();
+    }
+  });
+
+  const runCli = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [cli, ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+    );
+
+  test("--detach: a port in use is told on standard error; a running one's log goes when it stops", async () => {
+    const taken = await takenPort();
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-log-"));
+    try {
+      const failed = await runCli(["emulator", "--detach", "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0", "--log", path.join(logDir, "failed.log")]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(ADVICE);
+      expect(fs.readdirSync(logDir)).toEqual([]);
+
+      const log = path.join(logDir, "running.log");
+      const started = await runCli(["emulator", "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0", "--log", log]);
+      expect(started.code).toBe(0);
+      const pid = Number(/^export KEEPSTACK_EMULATOR_PID=(\d+)$/m.exec(started.stdout)![1]);
+      expect(fs.statSync(log).mode & 0o777).toBe(0o600);
+      process.kill(pid, "SIGTERM");
+      await waitUntil(() => !alive(pid));
+      expect(fs.existsSync(log)).toBe(false);
+    } finally {
+      taken.close();
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
+  test("--help names the command as users type it", async () => {
+    const help = await runCli(["emulator", "--help"]);
+    expect(help.stdout).toMatch(/^Usage: pulumi-keepstack emulator \[options\]/);
+    expect(help.stdout).toContain("--clusters <names>");
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `done` until it holds; the process's exit is the event waited for, not a time. */
+async function waitUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

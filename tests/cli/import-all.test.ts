@@ -104,8 +104,6 @@ describe("pulumi-keepstack import --all", () => {
       mesh: await startMeshEmulator(),
     };
     emu.keep.addNamespace("team-a/dev");
-    emu.keep.mount("transform", "transform");
-    emu.keep.mount("cloudA", "cloudA");
     emu.keep.mount("transform", "transform", { namespace: "team-a/dev" });
     emu.keep.mount("secret", "kv-v2", { namespace: "team-a/dev" });
     config = {

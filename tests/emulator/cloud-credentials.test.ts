@@ -54,7 +54,7 @@ describe("root configuration", () => {
   test("a username template that does not parse is a 400", async () => {
     const r = await post("config/root", { access_key: "AKIAFIRST", secret_key: "s1", username_template: "{{ if .Type }}x" });
     expect(r.status).toBe(400);
-    expect(r.body.errors[0]).toMatch(/unable to initialize username template: .*no \{\{end\}\}/);
+    expect(r.body.errors[0]).toMatch(/unable to initialize username template: .*without \{\{end\}\}/);
   });
 });
 

@@ -234,7 +234,7 @@ describe("replication of data", () => {
     expect(dr.listPolicies("acl")).toEqual(["default", "ops", "root"]);
     expect(dr.kv.read({ path: "dr-secret" })).toBeUndefined();
     expect(dr.kv.read({ path: "app" })?.data).toEqual({ password: "p" });
-    expect(dr.mounts().map((m) => m.path)).toEqual(["cubbyhole/", "identity/", "secret/", "sys/"]);
+    expect(dr.mounts().map((m) => m.path)).toEqual(["cloudA/", "cubbyhole/", "identity/", "secret/", "sys/", "transform/"]);
     expect(dr.hasNamespace("dr-team")).toBe(false);
   });
 
@@ -243,16 +243,16 @@ describe("replication of data", () => {
     const before = await status(main);
     ok(await call("POST", "/v1/sys/policies/acl/ops", { body: { policy: TEXT } }, main));
     ok(await call("POST", "/v1/secret/data/app", { body: { data: { password: "p2" } } }, main));
-    ok(await call("POST", "/v1/sys/mounts/transform", { body: { type: "transform" } }, main));
-    ok(await call("POST", "/v1/transform/role/payments", { body: { transformations: ["ccn"] } }, main));
+    ok(await call("POST", "/v1/sys/mounts/tx", { body: { type: "transform" } }, main));
+    ok(await call("POST", "/v1/tx/role/payments", { body: { transformations: ["ccn"] } }, main));
     ok(await call("POST", "/v1/sys/namespaces/team", {}, main));
     ok(await call("POST", "/v1/team/sys/policies/acl/team-ops", { body: { policy: TEXT } }, main));
 
     expect(dr.getPolicy("acl", "ops")?.policy).toBe(TEXT);
     expect(dr.kv.read({ path: "app" })?.data).toEqual({ password: "p2" });
-    expect((await call("GET", "/v1/transform/role/payments", {}, dr)).body.data).toEqual({ transformations: ["ccn"] });
+    expect((await call("GET", "/v1/tx/role/payments", {}, dr)).body.data).toEqual({ transformations: ["ccn"] });
     expect(dr.getPolicy("acl", "team-ops", "team")?.policy).toBe(TEXT);
-    expect(dr.mounts().find((m) => m.path === "transform/")?.accessor).toBe(main.mounts().find((m) => m.path === "transform/")?.accessor);
+    expect(dr.mounts().find((m) => m.path === "tx/")?.accessor).toBe(main.mounts().find((m) => m.path === "tx/")?.accessor);
 
     const primary = await status(main);
     const secondary = await status(dr);
@@ -274,9 +274,9 @@ describe("replication of data", () => {
 
     // Deletes replicate too.
     ok(await call("DELETE", "/v1/sys/policies/acl/ops", {}, main));
-    ok(await call("DELETE", "/v1/sys/mounts/transform", {}, main));
+    ok(await call("DELETE", "/v1/sys/mounts/tx", {}, main));
     expect(dr.getPolicy("acl", "ops")).toBeUndefined();
-    expect(dr.mounts().some((m) => m.path === "transform/")).toBe(false);
+    expect(dr.mounts().some((m) => m.path === "tx/")).toBe(false);
     expect((await status(dr)).merkle_root).toBe((await status(main)).merkle_root);
   });
 

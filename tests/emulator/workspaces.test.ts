@@ -325,17 +325,26 @@ describe("JSON:API envelopes and errors", () => {
     expect((await call("GET", `/workspaces/${emu.vcsWorkspaceId}`)).status).toBe(200);
   });
 
-  it("delays the answer after acting: a write whose client gave up still took effect", async () => {
+  it("holds a request until its client gives up, then acts: the next request sees the write", async () => {
     const ws = await createWorkspace();
-    emu.faults.inject({ times: 1, delayMs: 1500, match: /^PATCH \/api\/v2\/workspaces\// });
-    const gaveUp = await fetch(`${emu.url}/api/v2/workspaces/${ws.id}`, {
+    emu.faults.inject({ times: 1, holdUntilAborted: true, match: /^PATCH \/api\/v2\/workspaces\// });
+    const client = new AbortController();
+    const held = emu.faults.held();
+    const gaveUp = fetch(`${emu.url}/api/v2/workspaces/${ws.id}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${emu.tokens.user}`, "content-type": JSON_API },
-      body: JSON.stringify(workspaceBody({ description: "written, answered late" })),
-      signal: AbortSignal.timeout(100),
+      body: JSON.stringify(workspaceBody({ description: "written after the client gave up" })),
+      signal: client.signal,
     }).catch((e: Error) => e);
-    expect((gaveUp as Error).name).toBe("TimeoutError");
-    expect(emu.getWorkspace(ws.id)?.attributes.description).toBe("written, answered late");
+    await held;
+    // Held: nothing is written until the client aborts.
+    expect(emu.getWorkspace(ws.id)?.attributes.description).not.toBe("written after the client gave up");
+    client.abort();
+    expect(((await gaveUp) as Error).name).toBe("AbortError");
+    // The next request is answered only once the held work is done.
+    const read = await call("GET", `/workspaces/${ws.id}`);
+    expect(read.body.data.attributes.description).toBe("written after the client gave up");
+    expect(emu.log.entries.filter((e) => e.method === "PATCH").at(-1)?.fault).toBe("held");
   });
 
   it("redacts the bearer token from the request log", async () => {

@@ -20,7 +20,6 @@ describe("pulumi-keepstack/policy", () => {
   const engines: Engine[] = [];
   beforeAll(async () => {
     keepEmu = await startKeepEmulator();
-    keepEmu.mount("transform", "transform");
     wsEmu = await startWorkspacesEmulator({ rateLimitPerSecond: 0 });
   });
   afterAll(async () => {

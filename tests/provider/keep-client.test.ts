@@ -49,11 +49,21 @@ describe("KeepClient", () => {
     expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop", 204]);
   });
 
-  test("a request that times out is retried", async () => {
-    emulator.faults.inject({ times: 1, delayMs: 400 });
-    await clientWith({ "keep:timeoutSeconds": "0.1" }).read(path);
-    // The delayed request still completes on the server after the client gave up on it.
-    expect(emulator.log.entries.filter((e) => e.method === "GET").length).toBeGreaterThanOrEqual(1);
+  test("a request that times out is retried, and the retry sees what the slow attempt did", async () => {
+    // The service holds the first attempt until the client's timeout aborts it, then writes.
+    emulator.faults.inject({ times: 1, holdUntilAborted: true });
+    await clientWith({ "keep:timeoutSeconds": "1" }).write(path, { policy: "slow" });
+    expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["held", 204]);
+    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "slow" });
+  });
+
+  test("a 429's Retry-After is waited out before the retry (through the client, not the helper)", async () => {
+    emulator.faults.inject({ times: 1, status: 429, headers: { "Retry-After": "1" } });
+    await clientWith().write(path, { policy: "x" });
+    const [limited, retried] = emulator.log.entries;
+    expect([limited.status, retried.status]).toEqual([429, 204]);
+    // Backoff alone would retry after about 5 ms (retryBaseDelayMs); the service asked for a second.
+    expect(retried.receivedAt - limited.receivedAt).toBeGreaterThanOrEqual(1000);
   });
 
   test("a call may refuse retries (retry: false) or bring its own policy", async () => {

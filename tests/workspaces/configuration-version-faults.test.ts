@@ -97,4 +97,39 @@ describe("workspaces.ConfigurationVersion under faults", () => {
     expect(error.message).toContain("the service rejected the inputs");
     expect(inState().map((r) => r.id)).toEqual([made[0]]);
   });
+
+  test("a create the slow service makes only after the client gave up is tracked: the next up accounts for it", async () => {
+    const before = await versionIds();
+    // The connection fails before an answer, and nothing is made yet: the lookup finds nothing.
+    stack.emu.faults.inject({ times: 1, drop: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    const error = await failedUp();
+    expect(error.message).toContain("no version it made is listed yet");
+    expect(inState().map((r) => r.id)).toEqual([`lost-create:${workspaceId}:after:${before[0]}`]);
+    // The service acts late, after the client's lookup.
+    const late = (await clientFor(stack.config).write("POST", `/workspaces/${workspaceId}/configuration-versions`, "configuration-versions", { "auto-queue-runs": true })).id;
+
+    const result = await stack.engine.up(program());
+    expect(summarize(result.steps)).toEqual({ replace: 1 });
+    expect(result.outputs.status).toBe("uploaded");
+    // Nothing unaccounted: the new version is in state, the late one is named as left.
+    expect((await versionIds()).filter((id) => !before.includes(id)).sort()).toEqual([String(result.outputs.id), late].sort());
+    expect(result.diagnostics.join("\n")).toContain(`configuration version ${late} is left as it is: a create whose answer was lost made it`);
+  });
+
+  test("a lost answer whose lookup fails too keeps the create in state; refresh finds the version it made", async () => {
+    const before = await versionIds();
+    // The first GET (the list before the create) passes; the one after the lost answer is refused.
+    stack.emu.faults.inject({ times: 1, dropAfterHandling: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    stack.emu.faults.inject({ times: 1, match: /^GET \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    stack.emu.faults.inject({ times: 1, status: 400, match: /^GET \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    await failedUp();
+    const made = (await versionIds()).filter((id) => !before.includes(id));
+    expect(made).toHaveLength(1);
+    expect(inState().map((r) => r.id)).toEqual([`lost-create:${workspaceId}:after:${before[0]}`]);
+    await stack.engine.refresh();
+    expect(inState().map((r) => [r.id, r.outputs.contentHash])).toEqual([[made[0], ""]]);
+    const result = await stack.engine.up(program());
+    expect(summarize(result.steps)).toEqual({ replace: 1 });
+    expect(result.diagnostics.join("\n")).toContain(`configuration version ${made[0]} is left as it is`);
+  });
 });

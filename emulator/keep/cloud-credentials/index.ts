@@ -8,15 +8,15 @@
  * Register it on a keep emulator with `startKeepEmulator({ register: registerCloudCredentialsEngine })`.
  */
 import { randomBytes } from "node:crypto";
-import { durationSeconds } from "../../../resources/keep/transform/duration";
-import { DEFAULT_USERNAME_TEMPLATE, TemplateError, parseUsernameTemplate } from "../../../resources/keep/cloud/username-template";
 import { addCollection } from "../collection";
-import { RequestBody, readString } from "../fields";
+import { formatDuration } from "../durations";
+import { RequestBody, readDuration, readInteger, readString } from "../fields";
 import { KeepError, badRequest, engineReply, notFound } from "../replies";
 import type { KeepRequest, KeepRouter } from "../router";
 import type { KeepMount, KeepState } from "../state";
 import { ACCOUNT_ID, CallFailure, CloudSettings, FakeCloud, GeneratedIdentity, ROOT_USER, newAccessKeyId, newSecretKey } from "./cloud";
 import { CredentialType, StoredRole, parseRole, viewRole } from "./roles";
+import { DEFAULT_TEMPLATE, UsernameTemplateError, compileUsernameTemplate } from "./username-template";
 
 export type { StoredRole } from "./roles";
 export type { AccessKey, GeneratedIdentity, CloudSettings } from "./cloud";
@@ -54,34 +54,9 @@ const DISPLAY_NAME = "root";
 const settingsOf = (state: KeepState) => state.moduleState<CloudSettings>("cloud.settings", () => ({ consistencyWindowMs: 2000 }));
 const cloudOf = (state: KeepState, mount: KeepMount) => mount.moduleState("cloud.provider", () => new FakeCloud(settingsOf(state)));
 
-/** Go's time.Duration text of whole seconds: `1h0m0s`, `1m30s`, `45s`. */
-export function goDuration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}
-
-function readDuration(body: RequestBody, field: string, options: { required?: boolean } = {}): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") {
-    if (options.required) throw badRequest(`'${field}' parameter not supplied or empty`);
-    return undefined;
-  }
-  const seconds = typeof value === "number" || typeof value === "string" ? durationSeconds(value) : undefined;
-  if (seconds === undefined) throw badRequest(`invalid ${field}: ${JSON.stringify(value)} is not a duration ('h' is the largest unit)`);
-  return Math.floor(seconds);
-}
-
-function readInt(body: RequestBody, field: string, fallback: number): number {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") return fallback;
-  const n = typeof value === "number" ? value : Number(value);
-  if (!Number.isInteger(n)) throw badRequest(`'${field}' must be an integer`);
-  return n;
-}
+const missing = (field: string): never => {
+  throw badRequest(`'${field}' parameter not supplied or empty`);
+};
 
 const rootOf = (mount: KeepMount) => mount.store.get<StoredRootConfig>(CLOUD_KINDS.config, "root");
 
@@ -95,10 +70,10 @@ function providerError(state: KeepState, failure: CallFailure, prefix: string, s
 
 /** A username from the configured template; one over the provider's limit is a 500, as in the service. */
 function generateUsername(mount: KeepMount, type: "IAM" | "STS", policyName: string): string {
-  const template = rootOf(mount)?.username_template || DEFAULT_USERNAME_TEMPLATE;
+  const template = rootOf(mount)?.username_template || DEFAULT_TEMPLATE;
   let name: string;
   try {
-    name = parseUsernameTemplate(template).render({ Type: type, DisplayName: DISPLAY_NAME.replace(/[^a-zA-Z0-9+=,.@_-]/g, "_"), PolicyName: policyName.replace(/[^a-zA-Z0-9+=,.@_-]/g, "_") });
+    name = compileUsernameTemplate(template)({ Type: type, DisplayName: DISPLAY_NAME.replace(/[^a-zA-Z0-9+=,.@_-]/g, "_"), PolicyName: policyName.replace(/[^a-zA-Z0-9+=,.@_-]/g, "_") });
   } catch (e) {
     throw new KeepError(500, [`failed to generate username: ${(e as Error).message}`]);
   }
@@ -230,9 +205,9 @@ export function registerCloudCredentialsEngine(router: KeepRouter): void {
           const template = readString(body, "username_template") ?? "";
           if (template) {
             try {
-              parseUsernameTemplate(template);
+              compileUsernameTemplate(template);
             } catch (e) {
-              if (e instanceof TemplateError) throw badRequest(`unable to initialize username template: ${e.message}`);
+              if (e instanceof UsernameTemplateError) throw badRequest(`unable to initialize username template: ${e.message}`);
               throw e;
             }
           }
@@ -242,7 +217,7 @@ export function registerCloudCredentialsEngine(router: KeepRouter): void {
             region: readString(body, "region") ?? "",
             iam_endpoint: readString(body, "iam_endpoint") ?? "",
             sts_endpoint: readString(body, "sts_endpoint") ?? "",
-            max_retries: readInt(body, "max_retries", -1),
+            max_retries: readInteger(body, "max_retries") ?? -1,
             username_template: template,
           };
           cloudOf(state, mount).learn(root.access_key, root.secret_key);
@@ -286,14 +261,16 @@ export function registerCloudCredentialsEngine(router: KeepRouter): void {
         handler: ({ mount }) => {
           const lease = mount.store.get<StoredLease>(CLOUD_KINDS.config, "lease");
           if (!lease) return;
-          return engineReply({ lease: goDuration(lease.lease), lease_max: goDuration(lease.lease_max) }, mount.type);
+          return engineReply({ lease: formatDuration(lease.lease), lease_max: formatDuration(lease.lease_max) }, mount.type);
         },
       },
       write: {
         summary: "Write the lease settings.",
         handler: ({ mount, body }) => {
-          const lease = readDuration(body, "lease", { required: true })!;
-          const leaseMax = readDuration(body, "lease_max", { required: true })!;
+          // The one place the spec names `h` as the largest suffix.
+          const hours = { days: false };
+          const lease = readDuration(body, "lease", hours) ?? missing("lease");
+          const leaseMax = readDuration(body, "lease_max", hours) ?? missing("lease_max");
           mount.store.put(CLOUD_KINDS.config, "lease", { lease, lease_max: leaseMax } satisfies StoredLease);
         },
       },

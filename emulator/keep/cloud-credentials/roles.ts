@@ -3,8 +3,7 @@
  * table, each rule answered with a 400 naming it, legacy `policy` and `arn` upgraded to the current
  * form, and the read with `credential_types`.
  */
-import { durationSeconds } from "../../../resources/keep/transform/duration";
-import { RequestBody, readString, readStringList } from "../fields";
+import { RequestBody, readDuration, readString, readStringList } from "../fields";
 import { badRequest } from "../replies";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
@@ -49,14 +48,6 @@ function compactPolicy(field: string, text: string): string {
   } catch (e) {
     throw badRequest(`invalid ${field}: not valid JSON: ${(e as Error).message}`);
   }
-}
-
-function readTtl(body: RequestBody, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") return undefined;
-  const seconds = typeof value === "number" || typeof value === "string" ? durationSeconds(value) : undefined;
-  if (seconds === undefined) throw badRequest(`invalid ${field}: ${JSON.stringify(value)} is not a duration`);
-  return Math.floor(seconds);
 }
 
 /** `key=value` strings (a list or comma-separated) or an object. */
@@ -128,7 +119,7 @@ export function parseRole(body: RequestBody, existing: StoredRole | undefined): 
   const tags = readTags(body);
   if (tags !== undefined) role.iam_tags = tags;
   for (const field of ["default_sts_ttl", "max_sts_ttl"] as const) {
-    if (body[field] !== undefined) role[field] = readTtl(body, field) ?? 0;
+    if (body[field] !== undefined) role[field] = readDuration(body, field) ?? 0;
   }
   for (const field of ["user_path", "permissions_boundary_arn"] as const) {
     if (body[field] !== undefined) role[field] = readString(body, field) ?? "";

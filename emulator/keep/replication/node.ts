@@ -16,7 +16,8 @@ import type { KeepRouter } from "../router";
 import type { KeepChange, KeepState } from "../state";
 import { allNamespaces, ClusterData, applyChange, merkleRoot, syncFromPrimary, wipe } from "./data";
 import { PathsFilter, mountIncluded, namespaceIncluded } from "./filter";
-import { newAccessor, parseTtl, readActivationClaims, signActivationToken, verifyActivationToken } from "./tokens";
+import { parseDuration } from "../durations";
+import { newAccessor, readActivationClaims, signActivationToken, verifyActivationToken } from "./tokens";
 
 export type ReplicationMode = "disabled" | "primary" | "secondary";
 
@@ -28,6 +29,8 @@ export const ALLOWED_FROM: Record<ReplicationMode, string> = {
 };
 
 const DEFAULT_TOKEN_TTL = 30 * 60;
+/** A TTL must be more than zero seconds. */
+const positive = (seconds: number | undefined) => (seconds !== undefined && seconds > 0 ? seconds : undefined);
 
 /** The network the clusters of one emulator share: addresses, the token key, faults and a clock for tests. */
 export class ReplicationNetwork {
@@ -178,7 +181,7 @@ export class ReplicationNode implements ClusterData {
     // Secondary-token generation requires sudo: the root token has it, other tokens here do not.
     if (callerToken !== this.state.rootToken) throw permissionDenied();
     if (!id) throw badRequest("missing secondary id");
-    const seconds = ttl === undefined || ttl === "" ? DEFAULT_TOKEN_TTL : parseTtl(ttl);
+    const seconds = ttl === undefined || ttl === "" ? DEFAULT_TOKEN_TTL : positive(parseDuration(ttl, { days: true }));
     if (seconds === undefined) throw badRequest(`invalid ttl "${String(ttl)}": give a duration such as "30m" or a number of seconds`);
     if (this.secondaries.has(id)) throw badRequest(`a secondary with id "${id}" is already known to this primary: revoke it before generating a new token for it`);
     // A new token for an ID replaces one not used yet.
@@ -428,7 +431,7 @@ export class ReplicationNode implements ClusterData {
     const mountPath = /^sys\/mounts\/(.+)$/.exec(path)?.[1];
     if (mountPath) {
       const existing = this.state.findMount(this.state.root, mountPath);
-      return existing ? existing.local : body.local === true;
+      return existing ? existing.local : body.local === true || body.local === "true";
     }
     return false;
   }

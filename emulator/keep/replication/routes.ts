@@ -3,7 +3,7 @@
  * emulator, and the hook that makes a secondary refuse writes to replicated paths and a primary
  * follow its namespaces. Replication is configured in the root namespace only.
  */
-import { readEnum, readString, readStringList } from "../fields";
+import { readBool, readEnum, readString, readStringList } from "../fields";
 import { badRequest, envelope, ok } from "../replies";
 import type { KeepHandler, KeepOperation, KeepRequest, KeepRouter } from "../router";
 import type { ReplicationNode } from "./node";
@@ -33,7 +33,6 @@ const read = (summary: string, handler: KeepHandler): KeepOperation => ({
   },
 });
 
-const readBool = (value: unknown): boolean => value === true || value === "true" || value === 1 || value === "1";
 
 /** Registers the replication routes of `node`'s cluster and its write hook. */
 export function registerReplicationRoutes(router: KeepRouter, node: ReplicationNode): void {
@@ -146,7 +145,7 @@ export function registerReplicationRoutes(router: KeepRouter, node: ReplicationN
   router.add({
     path: `${PREFIX}/secondary/promote`,
     summary: "Promotes this secondary to a primary.",
-    operations: { write: action("Promote the secondary.", ({ body }) => node.promote(readString(body, "primary_cluster_addr"), readBool(body.force))) },
+    operations: { write: action("Promote the secondary.", ({ body }) => node.promote(readString(body, "primary_cluster_addr"), readBool(body, "force") ?? false)) },
   });
   router.add({
     path: `${PREFIX}/secondary/disable`,

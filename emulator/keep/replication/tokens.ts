@@ -55,14 +55,3 @@ export function readActivationClaims(token: string): Partial<ActivationClaims> |
 /** A wrapping accessor in the service's style. */
 export const newAccessor = () => randomBytes(12).toString("base64url");
 
-/** Go-style duration ("30m", "1h30m", "90s") or a number of seconds; undefined when malformed. */
-export function parseTtl(value: unknown): number | undefined {
-  if (typeof value === "number") return Number.isInteger(value) && value > 0 ? value : undefined;
-  if (typeof value !== "string") return undefined;
-  if (/^\d+$/.test(value)) return Number(value) > 0 ? Number(value) : undefined;
-  const units: Record<string, number> = { h: 3600, m: 60, s: 1 };
-  const parts = [...value.matchAll(/(\d+)([hms])/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== value) return undefined;
-  const seconds = parts.reduce((sum, p) => sum + Number(p[1]) * units[p[2]], 0);
-  return seconds > 0 ? seconds : undefined;
-}

@@ -3,7 +3,7 @@
  * configuration, destinations per type, associations, and custom repository-host applications.
  */
 import { createHash, createPublicKey } from "node:crypto";
-import { RequestBody, readString } from "../fields";
+import { RequestBody, readBool, readInteger, readString } from "../fields";
 import { kvVersionOf, readKvSecret } from "../kv";
 import { KeepError, badRequest, notFound, requireListResults, systemReply } from "../replies";
 import type { KeepRequest, KeepRouter } from "../router";
@@ -233,13 +233,10 @@ export function registerSyncRoutes(router: KeepRouter): void {
           const type = String(request.raw.headers["content-type"] ?? "");
           if (!type.startsWith("application/merge-patch+json")) throw new KeepError(415, ["PATCH requires Content-Type application/merge-patch+json"]);
           const sync = syncModule(request.state);
-          const { disabled, queue_capacity: capacity } = request.body;
-          if (disabled !== undefined && disabled !== null && typeof disabled !== "boolean") throw badRequest("'disabled' must be a boolean");
-          if (capacity !== undefined && capacity !== null && (typeof capacity !== "number" || !Number.isInteger(capacity) || capacity < 1)) {
-            throw badRequest("'queue_capacity' must be a positive integer");
-          }
-          if (typeof capacity === "number") sync.queueCapacity = capacity;
-          if (typeof disabled === "boolean") {
+          const disabled = readBool(request.body, "disabled");
+          const capacity = readInteger(request.body, "queue_capacity", { min: 1 });
+          if (capacity !== undefined) sync.queueCapacity = capacity;
+          if (disabled !== undefined) {
             sync.disabled = disabled;
             if (!disabled) drainQueue(request.state);
           }

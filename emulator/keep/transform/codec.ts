@@ -4,23 +4,24 @@
  * tokens in a token store. Only the captured characters change; the rest of the value stays.
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
-import { CompiledPattern, PatternError, compilePattern, expandFormat } from "../../../resources/keep/transform/pattern";
 import { KeepError, badRequest } from "../replies";
 import { Ff31, Ff31Error } from "./ff3-1";
+import { GoPattern, PatternSyntaxError, compileGoPattern, expandTemplate } from "./pattern";
 import type { StoredTemplate, StoredTransformation } from "./model";
 import type { TokenRecord } from "./token-stores";
 
 const TWEAK_BYTES = 7;
 
-const compiledPatterns = new Map<string, CompiledPattern>();
+const compiledPatterns = new Map<string, GoPattern>();
 
-function compiled(pattern: string): CompiledPattern {
+function compiled(pattern: string): GoPattern {
   let found = compiledPatterns.get(pattern);
   if (!found) {
     try {
-      found = compilePattern(pattern);
+      found = compileGoPattern(pattern);
     } catch (e) {
-      throw badRequest(`template pattern does not compile: ${(e as PatternError).message}`);
+      if (!(e instanceof PatternSyntaxError)) throw e;
+      throw badRequest(`template pattern does not compile: ${e.message}`);
     }
     compiledPatterns.set(pattern, found);
   }
@@ -36,7 +37,7 @@ interface Piece {
 }
 
 interface Matched {
-  pattern: CompiledPattern;
+  pattern: GoPattern;
   pieces: Piece[];
 }
 
@@ -70,41 +71,8 @@ function replacePieces(value: string, pieces: readonly Piece[], texts: readonly 
 
 /** A format expanded with the pieces' new texts (groups that captured nothing expand to nothing). */
 function formatPieces(format: string, matched: Matched, texts: readonly string[]): string {
-  const values: (string | undefined)[] = [];
-  matched.pieces.forEach((piece, i) => (values[piece.group] = texts[i]));
-  const named: Record<string, string | undefined> = {};
-  // Named groups are numbered too, in the order their parentheses open.
-  const numbered = groupNumbersOfNames(matched.pattern.regex.source, matched.pattern.names);
-  for (const name of matched.pattern.names) named[name] = values[numbered[name]];
-  return expandFormat(format, values, named);
-}
-
-/** The number of each named group: its position among the capturing parentheses. */
-function groupNumbersOfNames(source: string, names: readonly string[]): Record<string, number> {
-  const numbers: Record<string, number> = {};
-  let count = 0;
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === "[") inClass = true;
-    else if (c === "(") {
-      if (source[i + 1] !== "?") count++;
-      else {
-        const named = /^\(\?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i));
-        if (named) numbers[named[1]] = ++count;
-      }
-    }
-  }
-  for (const name of names) numbers[name] ??= 0;
-  return numbers;
+  const byGroup = new Map(matched.pieces.map((piece, i) => [piece.group, texts[i]]));
+  return expandTemplate(matched.pattern, format, (group) => byGroup.get(group));
 }
 
 /** A base64 tweak of 7 bytes, as `tweak` carries it. */

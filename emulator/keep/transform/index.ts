@@ -9,10 +9,8 @@
  * transformation, and a SQL store is reached with `pg` at its connection string.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { PatternError, compilePattern, missingGroups } from "../../../resources/keep/transform/pattern";
-import { durationSeconds } from "../../../resources/keep/transform/duration";
 import { addCollection } from "../collection";
-import { RequestBody, readEnum, readString, readStringList } from "../fields";
+import { RequestBody, readDuration, readEnum, readInteger, readString, readStringList } from "../fields";
 import { KeepError, badRequest, engineReply, notFound } from "../replies";
 import type { KeepEngine, KeepRequest, KeepRouter } from "../router";
 import type { KeepMount, KeepState } from "../state";
@@ -30,6 +28,7 @@ import {
   TWEAK_SOURCES,
   TransformationType,
 } from "./model";
+import { PatternSyntaxError, compileGoPattern, unknownReferences } from "./pattern";
 import { MemoryTokenStore, SqlPools, TokenRecord, TokenStore, checkConnectionString, createStoreSchema } from "./token-stores";
 
 export type { StoredAlphabet, StoredRole, StoredStore, StoredTemplate, StoredTransformation } from "./model";
@@ -61,22 +60,6 @@ function tokenStoreOf(state: KeepState, mount: KeepMount, name: string): TokenSt
 
 // ---------------------------------------------------------------------------------------------
 // Reading request fields.
-
-function readInt(body: RequestBody, field: string, fallback: number): number {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") return fallback;
-  const n = typeof value === "number" ? value : Number(value);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`'${field}' must be a non-negative integer`);
-  return n;
-}
-
-function readDuration(body: RequestBody, field: string, fallback: number): number {
-  const value = body[field];
-  if (value === undefined || value === null || value === "") return fallback;
-  const seconds = typeof value === "number" || typeof value === "string" ? durationSeconds(value) : undefined;
-  if (seconds === undefined) throw badRequest(`'${field}' is not a duration: ${JSON.stringify(value)}`);
-  return Math.floor(seconds);
-}
 
 function readStringMap(body: RequestBody, field: string): Record<string, string> | undefined {
   const value = body[field];
@@ -185,7 +168,7 @@ function parseTransformation(request: KeepRequest, type: TransformationType, exi
   }
   if (type === "tokenization") {
     next.mapping_mode = readEnum(body, "mapping_mode", MAPPING_MODES) ?? base.mapping_mode;
-    next.max_ttl = readDuration(body, "max_ttl", base.max_ttl);
+    next.max_ttl = readDuration(body, "max_ttl") ?? base.max_ttl;
     const stores = readStringList(body, "stores");
     if (stores !== undefined) {
       if (stores.length === 0) throw badRequest("stores must name at least one store");
@@ -217,15 +200,16 @@ function parseTemplate(body: RequestBody, existing: StoredTemplate | undefined):
   const pattern = readString(body, "pattern", { required: true });
   let compiled;
   try {
-    compiled = compilePattern(pattern);
+    compiled = compileGoPattern(pattern);
   } catch (e) {
-    throw badRequest(`pattern does not compile: ${(e as PatternError).message}`);
+    if (!(e instanceof PatternSyntaxError)) throw e;
+    throw badRequest(`pattern does not compile: ${e.message}`);
   }
   if (compiled.groups === 0) throw badRequest("pattern must have at least one capture group");
   const encodeFormat = readString(body, "encode_format") ?? existing?.encode_format ?? "";
   const decodeFormats = readStringMap(body, "decode_formats") ?? existing?.decode_formats ?? {};
   for (const [what, format] of [["encode_format", encodeFormat], ...Object.entries(decodeFormats).map(([k, v]) => [`decode_formats.${k}`, v])]) {
-    const missing = missingGroups(compiled, format);
+    const missing = unknownReferences(compiled, format);
     if (missing.length) throw badRequest(`${what} refers to groups the pattern does not have: ${missing.join(", ")}`);
   }
   return { type: "regex", pattern, alphabet: readString(body, "alphabet") ?? existing?.alphabet ?? "", encode_format: encodeFormat, decode_formats: decodeFormats };
@@ -254,9 +238,9 @@ function parseStore(body: RequestBody, existing: StoredStore | undefined): Store
     password: readString(body, "password", { required: true }),
     supported_transformations: readStringList(body, "supported_transformations") ?? existing?.supported_transformations ?? ["tokenization"],
     schema,
-    max_open_connections: readInt(body, "max_open_connections", existing?.max_open_connections ?? 4),
-    max_idle_connections: readInt(body, "max_idle_connections", existing?.max_idle_connections ?? 4),
-    max_connection_lifetime: readDuration(body, "max_connection_lifetime", existing?.max_connection_lifetime ?? 0),
+    max_open_connections: readInteger(body, "max_open_connections", { min: 0 }) ?? existing?.max_open_connections ?? 4,
+    max_idle_connections: readInteger(body, "max_idle_connections", { min: 0 }) ?? existing?.max_idle_connections ?? 4,
+    max_connection_lifetime: readDuration(body, "max_connection_lifetime") ?? existing?.max_connection_lifetime ?? 0,
   };
 }
 
@@ -358,7 +342,7 @@ async function runItem(
       if (transformation.type === "masking") {
         return { encoded_value: mask(transformation, requireTemplate(mount, transformation.templates[0]), item.value), ...reference };
       }
-      const ttl = readDuration({ ttl: item.ttl }, "ttl", 0);
+      const ttl = readDuration({ ttl: item.ttl }, "ttl") ?? 0;
       const { token, record } = tokenize(transformation, item.value, ttl, item.metadata ?? "", now);
       pending.push({ store: storeOf(), record });
       return { encoded_value: token, ...reference };
@@ -420,7 +404,7 @@ async function snapshot(request: KeepRequest) {
   const transformation = mount.store.get<StoredTransformation>(KINDS.transformation, name);
   if (!transformation) throw notFound(`transformation "${name}" does not exist`);
   if (transformation.type !== "tokenization") throw badRequest(`snapshots apply to tokenization transformations; "${name}" is ${transformation.type}`);
-  const limit = readInt(request.body, "limit", SNAPSHOT_LIMIT);
+  const limit = readInteger(request.body, "limit", { min: 0 }) ?? SNAPSHOT_LIMIT;
   if (limit === 0) throw badRequest("limit must be at least 1");
   const snapshots = snapshotsOf(mount);
   const store = tokenStoreOf(request.state, mount, transformation.stores[0]);

@@ -10,18 +10,24 @@ import type { KeepClient } from "../../../provider/keep-client";
 import { mountInput } from "../../../provider/keep-object";
 import { isUnknown } from "../../../provider/unknowns";
 import { waitFor } from "../../../provider/wait";
-import { durationSeconds } from "../transform/duration";
+import { durationSeconds, LargestUnit } from "../transform/duration";
 
 /** Where the cloud-credentials engine is mounted; `cloudA` by default. Part of the ID; changing it replaces the object. */
 export const cloudMount = mountInput("cloudA");
 
-export const DURATION_RULE = 'must be a number of seconds or a duration such as "1h", "90m" or "3600s" (h is the largest unit the service takes: write "24h", not "1d")';
+export const DURATION_RULE = 'must be a number of seconds, a duration such as "1h", "90m" or "3600s", or days such as "7d"';
+export const LEASE_DURATION_RULE = 'must be a number of seconds or a duration such as "1h", "90m" or "3600s" (h is the largest unit the lease configuration takes: write "24h", not "1d")';
 
-/** A duration the service takes: seconds, or a Go duration string up to hours. */
-export const cloudDuration = z.union([z.number().int().min(0), z.string()]).superRefine((value, ctx) => {
-  if (isUnknown(value)) return;
-  if (durationSeconds(value) === undefined) ctx.addIssue({ code: "custom", message: DURATION_RULE });
-});
+const durationInput = (largest: LargestUnit, rule: string) =>
+  z.union([z.number().int().min(0), z.string()]).superRefine((value, ctx) => {
+    if (isUnknown(value)) return;
+    if (durationSeconds(value, largest) === undefined) ctx.addIssue({ code: "custom", message: rule });
+  });
+
+/** A duration the service takes: seconds, a Go duration string, or whole days. */
+export const cloudDuration = durationInput("d", DURATION_RULE);
+/** A duration of the lease configuration: seconds, or a Go duration string up to hours (the spec's one exception). */
+export const leaseDuration = durationInput("h", LEASE_DURATION_RULE);
 
 /** Seconds of a duration input; undefined for absent or unknown ones. */
 export const secondsOf = (value: unknown): number | undefined =>

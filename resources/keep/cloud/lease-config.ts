@@ -6,16 +6,16 @@
 import { z } from "zod";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { cloudDuration, cloudMount, keepDeclaredForm, normalizeDuration, secondsOf } from "./common";
+import { cloudMount, leaseDuration, keepDeclaredForm, normalizeDuration, secondsOf } from "./common";
 
 const inputs = z
   .object({
     /** Where the engine is mounted (default `cloudA`). Part of the ID; changing it replaces the configuration. */
     mount: cloudMount,
     /** Lease of generated IAM users: seconds or a duration such as "30m" or "12h" (`h` is the largest unit). */
-    lease: cloudDuration,
+    lease: leaseDuration,
     /** Longest lease of generated IAM users, renewals included; at least `lease`. */
-    leaseMax: cloudDuration,
+    leaseMax: leaseDuration,
   })
   .superRefine((values, ctx) => {
     const lease = secondsOf(values.lease);

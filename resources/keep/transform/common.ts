@@ -25,10 +25,10 @@ export const objectName = (what: string) =>
 export const builtInOf = (kind: string) => (inputs: { name?: string }) =>
   inputs.name !== undefined && BUILTIN_NAME.test(inputs.name) ? `the built-in ${kind} ${inputs.name}` : undefined;
 
-/** A duration: seconds, or a Go duration string such as "24h" or "90m". */
+/** A duration: seconds, a Go duration string such as "24h" or "90m", or days such as "365d". */
 export const duration = z.union([z.number().int().min(0), z.string()]).superRefine((value, ctx) => {
   if (isUnknown(value)) return;
-  if (durationSeconds(value) === undefined) ctx.addIssue({ code: "custom", message: 'must be a number of seconds or a duration such as "24h" or "90m"' });
+  if (durationSeconds(value) === undefined) ctx.addIssue({ code: "custom", message: 'must be a number of seconds, a duration such as "24h" or "90m", or days such as "365d"' });
 });
 
 /** Durations compare by their length: "1h", "60m" and 3600 are the same. */

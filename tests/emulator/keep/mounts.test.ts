@@ -2,7 +2,7 @@
  * Mounts on the secrets-service emulator: the mount table per namespace, `sys/mounts` over HTTP
  * (answered as the system backend does), the emulator's mount API, and the service's refusals.
  */
-import { KeepMount, KeepState } from "../../../emulator/keep";
+import { KeepMount, KeepState, startKeepEmulator } from "../../../emulator/keep";
 import { call, expectEnvelope, expectErrors, keep, useKeepEmulator } from "./fixture";
 
 useKeepEmulator();
@@ -10,18 +10,33 @@ useKeepEmulator();
 const ACCESSOR = (type: string) => new RegExp(`^${type}_[0-9a-f]{8}$`);
 
 describe("the mount table", () => {
-  test("the root namespace starts with secret/ as key-value version 2 and the system mounts", () => {
+  test("the root namespace starts with the system mounts and every engine at its conventional path (secret/ as key-value version 2)", () => {
     const mounts = keep().mounts();
     expect(mounts.map((m) => [m.path, m.type])).toEqual([
+      ["cloudA/", "cloudA"],
       ["cubbyhole/", "cubbyhole"],
       ["identity/", "identity"],
       ["secret/", "kv"],
       ["sys/", "system"],
+      ["transform/", "transform"],
     ]);
     const secret = mounts.find((m) => m.path === "secret/")!;
     expect(secret.options).toEqual({ version: "2" });
     expect(secret.accessor).toMatch(ACCESSOR("kv"));
     expect(mounts.find((m) => m.path === "sys/")!.accessor).toMatch(ACCESSOR("system"));
+  });
+
+  test("a bare emulator has only the system mounts; a path under no mount says so and names sys/mounts", async () => {
+    const bare = await startKeepEmulator({ bare: true });
+    try {
+      expect(bare.mounts().map((m) => m.path)).toEqual(["cubbyhole/", "identity/", "sys/"]);
+      const missing = await call("GET", "/v1/transform/alphabet/hex-upper", {}, bare);
+      expect(expectErrors(missing, 404)).toEqual([
+        'no handler for route "transform/alphabet/hex-upper": no secrets engine is mounted at "transform/"; GET sys/mounts lists the mounts, POST sys/mounts/transform mounts one',
+      ]);
+    } finally {
+      await bare.close();
+    }
   });
 
   test("GET sys/mounts answers each mount by path, at the top level and in data", async () => {

@@ -147,7 +147,7 @@ describe("EGP policies", () => {
     expect(expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: base }), 400)[0]).toContain("paths");
     expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { ...base, paths: " , " } }), 400);
     expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { ...base, paths: [] } }), 400);
-    expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { ...base, paths: [1, 2] } }), 400);
+    expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { ...base, paths: [{ path: "a" }] } }), 400);
     expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { ...base, paths: ["a"], enforcement_level: "none" } }), 400);
     expectErrors(await call("POST", "/v1/sys/policies/egp/bad", { body: { paths: ["a"], enforcement_level: "advisory" } }), 400);
     expect(keep().getPolicy("egp", "bad")).toBeUndefined();

@@ -75,7 +75,7 @@ describe("tables", () => {
 
   test("templates: the pattern must compile in the service's dialect with a group; formats name existing groups", async () => {
     const write = (body: object) => post("tx/template/t", { type: "regex", alphabet: "builtin/numeric", ...body });
-    expect((await write({ pattern: "(?=\\d)(\\d+)" })).body.errors[0]).toMatch(/lookahead/);
+    expect((await write({ pattern: "(?=\\d)(\\d+)" })).body.errors[0]).toMatch(/lookaround/);
     expect((await write({ pattern: "(\\d)\\1" })).body.errors[0]).toMatch(/backreference/);
     expect((await write({ pattern: "\\d+" })).body.errors[0]).toMatch(/at least one capture group/);
     expect((await write({ pattern: "(\\d+)", encode_format: "$2" })).body.errors[0]).toMatch(/encode_format refers to groups the pattern does not have: 2/);

@@ -17,7 +17,6 @@ describe("examples/cloud-credentials", () => {
   const config = (rotation: string) => ({ ...keepConfig(keep), "cloud:accessKey": "AKIAEXAMPLE000000001", "cloud:secretKey": SECRET_KEY, "cloud:rotation": rotation });
   beforeAll(async () => {
     keep = await startKeepEmulator({ register: registerCloudCredentialsEngine });
-    keep.mount("cloudA", "cloudA");
     cloudCredentialsAccess(keep.state).settings.consistencyWindowMs = 200;
     engine = new Engine({ project: "keepstack-cloud-credentials", cwd: exampleDir, config: config("2025-01"), secretConfig: ["keep:token", "cloud:secretKey"] });
   });

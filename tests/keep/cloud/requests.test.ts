@@ -13,7 +13,6 @@ describe("keep.cloud requests per operation", () => {
   let stack: KeepStack;
   beforeAll(async () => {
     stack = await startKeepStack({ emulator: { register: registerCloudCredentialsEngine } });
-    stack.keep.mount("cloudA", "cloudA");
     // Counted without the provider's eventual consistency: each refused try would add one request.
     cloudCredentialsAccess(stack.keep.state).settings.consistencyWindowMs = 0;
   });

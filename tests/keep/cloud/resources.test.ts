@@ -217,7 +217,6 @@ describe("keep.cloud rules, refused in preview", () => {
   let stack: KeepStack;
   beforeAll(async () => {
     stack = await startKeepStack({ emulator: { register: registerCloudCredentialsEngine } });
-    stack.keep.mount("cloudA", "cloudA");
   });
   afterAll(() => stack.close());
 
@@ -249,11 +248,15 @@ describe("keep.cloud rules, refused in preview", () => {
     expect(await roleError({ credentialType: "iam_user", policyDocument: "{ not json" })).toMatch(/policyDocument: must be an IAM policy document as JSON/);
   });
 
-  test("STS TTLs only for assumed_role and federation_token, default within max, durations up to hours", async () => {
+  test("STS TTLs only for assumed_role and federation_token, default within max, durations in seconds, Go units or whole days", async () => {
     expect(await roleError({ credentialType: "iam_user", policyArns: [POLICY_ARN], defaultStsTtl: "1h" })).toMatch(/defaultStsTtl: is valid only with credentialType assumed_role or federation_token, not iam_user/);
     expect(await roleError({ credentialType: "iam_user", policyArns: [POLICY_ARN], maxStsTtl: 3600 })).toMatch(/maxStsTtl: is valid only with credentialType/);
     expect(await roleError({ credentialType: "federation_token", policyArns: [POLICY_ARN], defaultStsTtl: "2h", maxStsTtl: "60m" })).toMatch(/defaultStsTtl: must not exceed maxStsTtl/);
-    expect(await roleError({ credentialType: "federation_token", policyArns: [POLICY_ARN], maxStsTtl: "1d" })).toMatch(/maxStsTtl: must be a number of seconds or a duration .*h is the largest unit/);
+    expect(await roleError({ credentialType: "federation_token", policyArns: [POLICY_ARN], maxStsTtl: "1w" })).toMatch(/maxStsTtl: must be a number of seconds, a duration such as "1h", "90m" or "3600s", or days such as "7d"/);
+    // The service takes whole days in every duration field but the lease configuration's.
+    const days = await stack.engine.preview(() => new keep.cloud.Role("days", { name: "days", credentialType: "federation_token", policyArns: [POLICY_ARN], defaultStsTtl: "1d", maxStsTtl: "2d" }));
+    expect(days.steps.map((s) => `${s.op} ${s.name}`)).toContain("create days");
+    expect(await roleError({ credentialType: "federation_token", policyArns: [POLICY_ARN], defaultStsTtl: "3d", maxStsTtl: "48h" })).toMatch(/defaultStsTtl: must not exceed maxStsTtl/);
   });
 
   test("userPath and permissionsBoundaryArn only for iam_user, and well formed", async () => {
@@ -271,7 +274,7 @@ describe("keep.cloud rules, refused in preview", () => {
   });
 
   test("lease configuration: durations up to hours, lease within leaseMax", async () => {
-    expect(await previewError(() => new keep.cloud.LeaseConfig("l", { lease: "1d", leaseMax: "48h" }))).toMatch(/lease: must be a number of seconds or a duration/);
+    expect(await previewError(() => new keep.cloud.LeaseConfig("l", { lease: "1d", leaseMax: "48h" }))).toMatch(/lease: must be a number of seconds or a duration .*h is the largest unit the lease configuration takes/);
     expect(await previewError(() => new keep.cloud.LeaseConfig("l", { lease: "2h", leaseMax: "90m" }))).toMatch(/lease: must not exceed leaseMax \(2h is longer than 90m\)/);
   });
 

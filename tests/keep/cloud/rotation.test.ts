@@ -27,7 +27,6 @@ describe("keep.cloud.RotateRoot", () => {
   let cloud: CloudCredentialsAccess;
   beforeAll(async () => {
     stack = await startKeepStack({ emulator: { register: registerCloudCredentialsEngine }, engine: { env: { ROOT_SECRET: "declared-secret" } } });
-    stack.keep.mount("cloudA", "cloudA");
     cloud = cloudCredentialsAccess(stack.keep.state);
     cloud.settings.consistencyWindowMs = 0;
   });

@@ -17,7 +17,6 @@ describe("examples/transform", () => {
   beforeAll(async () => {
     db = await startEmbeddedPostgres();
     keep = await startKeepEmulator();
-    keep.mount("transform", "transform");
     engine = new Engine({
       project: "keepstack-transform",
       cwd: exampleDir,

@@ -23,7 +23,6 @@ describe("keep.transform with a PostgreSQL store", () => {
   beforeAll(async () => {
     db = await startEmbeddedPostgres();
     stack = await startKeepStack({ engine: { env: { SCHEMA_PASSWORD: "ddl-password" } } });
-    stack.keep.mount("transform", "transform");
     const config = keepConfig(stack.keep);
     ctx = createContext((key) => config[key]);
   });

@@ -171,7 +171,6 @@ describe("keep.transform rules, refused in preview", () => {
   let stack: KeepStack;
   beforeAll(async () => {
     stack = await startKeepStack();
-    stack.keep.mount("transform", "transform");
   });
   afterAll(() => stack.close());
 
@@ -224,6 +223,19 @@ describe("keep.transform rules, refused in preview", () => {
       new keep.transform.Template("t", { name: "t", pattern: alphabet.id.apply(() => "(\\d+)-(\\d+)"), encodeFormat: "$2" });
     });
     expect(summarize(result.steps)).toEqual({ create: 2 });
+  });
+
+  test("maxTtl takes whole days, as the service does; a duration it does not take is refused naming the field", async () => {
+    expect(await previewError(() => new keep.transform.Transformation("t", { name: "t", type: "tokenization", maxTtl: "1w" }))).toMatch(
+      /maxTtl: must be a number of seconds, a duration such as "24h" or "90m", or days such as "365d"/,
+    );
+    const yearly = () => new keep.transform.Transformation("yearly", { name: "yearly", type: "tokenization", maxTtl: "365d" });
+    await stack.engine.up(yearly);
+    expect(stack.keep.objects.read({ mount: "transform", kind: "transformation", name: "yearly" })).toMatchObject({ max_ttl: 365 * 86400 });
+    // "365d", 31536000 and "8760h" are the same length: no change.
+    const again = await stack.engine.preview(() => new keep.transform.Transformation("yearly", { name: "yearly", type: "tokenization", maxTtl: "8760h" }));
+    expect(summarize(again.steps)).toEqual({ same: 1 });
+    await stack.engine.destroy();
   });
 
   test("exportable mapping mode warns at apply", async () => {

@@ -1,0 +1,359 @@
+/**
+ * Template patterns as the transform engine reads them, written for the emulator alone: the service
+ * compiles `pattern` with Go's RE2 syntax, so the emulator translates that syntax into a JavaScript
+ * regular expression it can run, refusing what RE2 refuses (backreferences, lookaround, unknown
+ * escapes, duplicate group names). Capture groups are numbered by their opening parenthesis, as in
+ * Go; the emulator keeps the names itself, so a Go name JavaScript would refuse (`(?P<1st>...)`) works.
+ *
+ * Formats (`encode_format`, `decode_formats`) are Go's `Regexp.Expand` templates: `$1`, `${1}`,
+ * `$name`, `${name}`, `$$`; the longest run of word characters after `$` is the name.
+ */
+
+export class PatternSyntaxError extends Error {
+  override readonly name = "PatternSyntaxError";
+}
+
+/** A compiled template pattern. */
+export interface GoPattern {
+  /** Runs the pattern; with the `d` flag, so a match has each group's indices. */
+  regex: RegExp;
+  /** Number of capture groups. */
+  groups: number;
+  /** Group number of each name. */
+  names: Map<string, number>;
+}
+
+/** POSIX classes RE2 takes inside brackets (`[[:alpha:]]`), as JavaScript class contents. */
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: "0-9A-Za-z",
+  alpha: "A-Za-z",
+  ascii: "\\x00-\\x7F",
+  blank: "\\t ",
+  cntrl: "\\x00-\\x1F\\x7F",
+  digit: "0-9",
+  graph: "!-~",
+  lower: "a-z",
+  print: " -~",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\t\\n\\v\\f\\r ",
+  upper: "A-Z",
+  word: "0-9A-Za-z_",
+  xdigit: "0-9A-Fa-f",
+};
+
+/** Perl classes as RE2 defines them: ASCII only (`\s` is not JavaScript's Unicode whitespace). */
+const PERL_CLASSES: Record<string, { inside: string; negated: boolean }> = {
+  d: { inside: "0-9", negated: false },
+  D: { inside: "0-9", negated: true },
+  s: { inside: "\\t\\n\\f\\r ", negated: false },
+  S: { inside: "\\t\\n\\f\\r ", negated: true },
+  w: { inside: "0-9A-Za-z_", negated: false },
+  W: { inside: "0-9A-Za-z_", negated: true },
+};
+
+/** Single-character escapes RE2 knows, as JavaScript writes them. */
+const CHARACTER_ESCAPES: Record<string, string> = { a: "\\x07", f: "\\f", t: "\\t", n: "\\n", r: "\\r", v: "\\v" };
+
+/** Characters with a meaning in a JavaScript pattern (with the `u` flag, only these may be escaped). */
+const JS_SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);
+
+const FLAGS_RE2_TAKES = new Set(["i", "m", "s", "U"]);
+
+/** A literal character as JavaScript pattern text, inside or outside a class. */
+function literal(c: string, inClass: boolean): string {
+  if (JS_SYNTAX.has(c) || (inClass && c === "-")) return `\\${c}`;
+  const code = c.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return c;
+}
+
+const hex = (code: number) => (code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\u{${code.toString(16)}}`);
+
+class Translator {
+  private at = 0;
+  private out = "";
+  private groups = 0;
+  private readonly names = new Map<string, number>();
+  private flags = new Set(["d"]);
+  /** What a repetition operator here would repeat: an atom, nothing, or another repetition. */
+  private before: "atom" | "nothing" | "repetition" = "nothing";
+
+  constructor(private readonly source: string) {}
+
+  translate(): GoPattern {
+    this.leadingFlags();
+    let depth = 0;
+    while (this.at < this.source.length) {
+      const c = this.source[this.at];
+      if (c === "(") {
+        this.openGroup();
+        depth++;
+        this.before = "nothing";
+        continue;
+      }
+      if (c === "|") {
+        this.out += "|";
+        this.at++;
+        this.before = "nothing";
+        continue;
+      }
+      if (c === "*" || c === "+" || c === "?") {
+        this.repeat(c);
+        continue;
+      }
+      if (c === "{") {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(this.source.slice(this.at));
+        if (m) {
+          const min = Number(m[1]);
+          const max = m[2] ? (m[3] ? Number(m[3]) : undefined) : min;
+          if (min > 1000 || (max !== undefined && (max > 1000 || max < min))) this.fail(`invalid repeat count: ${m[0]}`);
+          this.repeat(m[0]);
+          continue;
+        }
+      }
+      if (c === ")") {
+        if (depth === 0) this.fail("unexpected )");
+        depth--;
+        this.out += ")";
+        this.at++;
+      } else if (c === "\\") this.out += this.escape(false);
+      else if (c === "[") this.out += this.characterClass();
+      else if (c === "." || c === "^" || c === "$") {
+        this.out += c;
+        this.at++;
+      } else {
+        // Braces that start no repetition, and a stray `]` or `}`, are literals in RE2.
+        this.out += literal(c, false);
+        this.at++;
+      }
+      this.before = "atom";
+    }
+    if (depth > 0) this.fail("missing closing )");
+    if (this.flags.has("U")) this.fail("the ungreedy flag U is not supported by the emulator");
+    let regex: RegExp;
+    try {
+      regex = new RegExp(this.out, [...this.flags].join(""));
+    } catch (e) {
+      this.fail((e as Error).message.replace(/^Invalid regular expression: /, ""));
+    }
+    return { regex: regex!, groups: this.groups, names: this.names };
+  }
+
+  private fail(message: string): never {
+    throw new PatternSyntaxError(message);
+  }
+
+  /** `(?i)` at the very start applies to the whole pattern, which JavaScript can express as flags. */
+  private leadingFlags(): void {
+    const m = /^\(\?([a-zA-Z]+)\)/.exec(this.source);
+    if (!m) return;
+    for (const flag of m[1]) {
+      if (!FLAGS_RE2_TAKES.has(flag)) this.fail(`invalid or unsupported Perl syntax: (?${m[1]})`);
+      this.flags.add(flag);
+    }
+    this.at = m[0].length;
+  }
+
+  /** A repetition operator (`*`, `+`, `?`, `{n,m}`) and its lazy `?`. */
+  private repeat(operator: string): void {
+    if (this.before === "repetition") this.fail(`invalid nested repetition operator: ${operator}`);
+    if (this.before === "nothing") this.fail(`missing argument to repetition operator: ${operator}`);
+    this.out += operator;
+    this.at += operator.length;
+    if (this.source[this.at] === "?") {
+      this.out += "?";
+      this.at++;
+    }
+    this.before = "repetition";
+  }
+
+  private openGroup(): void {
+    const rest = this.source.slice(this.at);
+    if (!rest.startsWith("(?")) {
+      this.groups++;
+      this.out += "(";
+      this.at++;
+      return;
+    }
+    const named = /^\(\?P?<([^>]*)>/.exec(rest);
+    if (named) {
+      const name = named[1];
+      if (!/^[A-Za-z0-9_]+$/.test(name)) this.fail(`invalid named capture: ${named[0]}`);
+      if (this.names.has(name)) this.fail(`duplicate capture group name: ${name}`);
+      this.names.set(name, ++this.groups);
+      this.out += "(";
+      this.at += named[0].length;
+      return;
+    }
+    if (rest.startsWith("(?:")) {
+      this.out += "(?:";
+      this.at += 3;
+      return;
+    }
+    if (/^\(\?(=|!|<=|<!)/.test(rest)) this.fail(`invalid or unsupported Perl syntax: lookaround ${rest.slice(0, 4)}`);
+    const flagged = /^\(\?-?[a-zA-Z]+(-[a-zA-Z]*)?[:)]/.exec(rest);
+    if (flagged) this.fail(`flags inside the pattern (${flagged[0]}) are not supported by the emulator: put them at the start`);
+    this.fail(`invalid or unsupported Perl syntax: ${rest.slice(0, 3)}`);
+  }
+
+  /** An escape at `this.at` (a backslash), as JavaScript text. */
+  private escape(inClass: boolean): string {
+    const next = this.source[this.at + 1];
+    if (next === undefined) this.fail("trailing backslash at end of expression");
+    this.at += 2;
+    if (/[1-9]/.test(next)) this.fail(`invalid escape sequence: \\${next} (RE2 has no backreferences)`);
+    if (next === "0") {
+      const digits = /^[0-7]{0,2}/.exec(this.source.slice(this.at))![0];
+      this.at += digits.length;
+      return hex(parseInt(`0${digits}`, 8));
+    }
+    if (next in CHARACTER_ESCAPES) return CHARACTER_ESCAPES[next];
+    if (next in PERL_CLASSES) {
+      const perl = PERL_CLASSES[next];
+      if (inClass) {
+        if (perl.negated) this.fail(`a negated class \\${next} inside brackets is not supported by the emulator`);
+        return perl.inside;
+      }
+      return `[${perl.negated ? "^" : ""}${perl.inside}]`;
+    }
+    if (next === "x") {
+      const braced = /^\{([0-9A-Fa-f]{1,6})\}/.exec(this.source.slice(this.at));
+      const plain = /^[0-9A-Fa-f]{2}/.exec(this.source.slice(this.at));
+      const digits = braced?.[1] ?? plain?.[0];
+      if (!digits) this.fail("invalid escape sequence: \\x");
+      this.at += (braced ?? plain)![0].length;
+      const code = parseInt(digits, 16);
+      if (code > 0x10ffff) this.fail(`invalid escape sequence: \\x{${digits}}`);
+      if (code > 0xffff) this.flags.add("u");
+      return hex(code);
+    }
+    if (next === "p" || next === "P") {
+      const braced = /^\{\^?([A-Za-z_]+)\}/.exec(this.source.slice(this.at));
+      const single = /^[A-Za-z]/.exec(this.source.slice(this.at));
+      const name = braced?.[1] ?? single?.[0];
+      if (!name) this.fail(`invalid character class range: \\${next}`);
+      this.at += (braced ?? single)![0].length;
+      this.flags.add("u");
+      const negated = (next === "P") !== Boolean(braced?.[0].startsWith("{^"));
+      return `\\${negated ? "P" : "p"}{${name}}`;
+    }
+    if (!inClass && (next === "b" || next === "B")) return `\\${next}`;
+    if (!inClass && next === "A") return "(?<![\\s\\S])";
+    if (!inClass && next === "z") return "$(?![\\s\\S])";
+    if (!inClass && next === "Q") {
+      const end = this.source.indexOf("\\E", this.at);
+      const quoted = this.source.slice(this.at, end < 0 ? undefined : end);
+      this.at = end < 0 ? this.source.length : end + 2;
+      return [...quoted].map((c) => literal(c, false)).join("");
+    }
+    // RE2 lets any punctuation be escaped to stand for itself; letters and digits it does not know are errors.
+    if (/[A-Za-z0-9]/.test(next)) this.fail(`invalid escape sequence: \\${next}`);
+    return literal(next, inClass);
+  }
+
+  /** A bracket expression, as JavaScript class text. */
+  private characterClass(): string {
+    this.at++;
+    let text = "[";
+    if (this.source[this.at] === "^") {
+      text += "^";
+      this.at++;
+    }
+    let first = true;
+    for (;;) {
+      const c = this.source[this.at];
+      if (c === undefined) this.fail("missing closing ]");
+      if (c === "]" && !first) {
+        this.at++;
+        break;
+      }
+      first = false;
+      if (c === "[") {
+        const posix = /^\[:(\^?)([a-z]+):\]/.exec(this.source.slice(this.at));
+        if (posix) {
+          const inside = POSIX_CLASSES[posix[2]];
+          if (!inside) this.fail(`invalid character class range: ${posix[0]}`);
+          if (posix[1]) this.fail(`negated POSIX class ${posix[0]} is not supported by the emulator`);
+          text += inside;
+          this.at += posix[0].length;
+          continue;
+        }
+      }
+      if (c === "\\") {
+        text += this.escape(true);
+        continue;
+      }
+      if (c === "-" && this.source[this.at + 1] !== "]" && text !== "[" && text !== "[^") {
+        text += "-";
+        this.at++;
+        continue;
+      }
+      text += literal(c, true);
+      this.at += c.length;
+    }
+    if (text === "[" || text === "[^") this.fail("missing closing ]");
+    return `${text}]`;
+  }
+}
+
+/** Compiles a pattern of RE2 syntax, or throws `PatternSyntaxError` with RE2's kind of message. */
+export function compileGoPattern(source: string): GoPattern {
+  return new Translator(source).translate();
+}
+
+/** One piece of an expand template: literal text or a group reference. */
+type TemplatePart = { text: string } | { ref: number | string };
+
+/** Splits a `Regexp.Expand` template; a `$` that starts no valid reference is literal text, as in Go. */
+function templateParts(template: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let i = 0;
+  let text = "";
+  while (i < template.length) {
+    const dollar = template.indexOf("$", i);
+    if (dollar < 0) {
+      text += template.slice(i);
+      break;
+    }
+    text += template.slice(i, dollar);
+    i = dollar + 1;
+    if (template[i] === "$") {
+      text += "$";
+      i++;
+      continue;
+    }
+    const braced = template[i] === "{";
+    const m = /^[A-Za-z0-9_]+/.exec(template.slice(braced ? i + 1 : i));
+    if (!m || (braced && template[i + 1 + m[0].length] !== "}")) {
+      text += "$";
+      continue;
+    }
+    if (text) parts.push({ text });
+    text = "";
+    parts.push({ ref: /^\d+$/.test(m[0]) ? Number(m[0]) : m[0] });
+    i += m[0].length + (braced ? 2 : 0);
+  }
+  if (text) parts.push({ text });
+  return parts;
+}
+
+/** The group references of a template, in order. */
+export function templateReferences(template: string): (number | string)[] {
+  return templateParts(template).flatMap((p) => ("ref" in p ? [p.ref] : []));
+}
+
+/** References of `template` that name no group of `pattern`. */
+export function unknownReferences(pattern: GoPattern, template: string): (number | string)[] {
+  return templateReferences(template).filter((ref) => (typeof ref === "number" ? ref < 1 || ref > pattern.groups : !pattern.names.has(ref)));
+}
+
+/** The template with each reference replaced by its group's text; a group that is missing or captured nothing gives "". */
+export function expandTemplate(pattern: GoPattern, template: string, groupText: (group: number) => string | undefined): string {
+  return templateParts(template)
+    .map((p) => {
+      if ("text" in p) return p.text;
+      const group = typeof p.ref === "number" ? p.ref : pattern.names.get(p.ref);
+      return group === undefined ? "" : groupText(group) ?? "";
+    })
+    .join("");
+}
