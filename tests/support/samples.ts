@@ -213,8 +213,14 @@ function serviceConfigurationDirectory(env: SampleEnv, name: string): string {
 }
 
 /** Cancels a rekey attempt an earlier case left waiting, so each case starts from none. */
-async function cancelRekey(env: SampleEnv): Promise<void> {
+/**
+ * Every rekey case starts from the same seal (5 shares, threshold 3) with no attempt under way: the
+ * number of share submissions a rekey makes is the threshold, so a case after another rekey would
+ * otherwise send other requests than the clean run it is compared with.
+ */
+async function freshSeal(env: SampleEnv): Promise<void> {
   await fetch(`${env.keep.url}/v1/sys/rekey/init`, { method: "DELETE", headers: { "X-Keep-Token": env.keep.rootToken } });
+  await env.keep.seal.initialize({ shares: 5, threshold: 3 });
 }
 
 type Topology = "none" | "primary" | "pair";
@@ -402,13 +408,13 @@ export const serviceSamples: Record<string, ServiceSample> = {
     change: (i) => ({ ...i, ttl: "2h" }),
   },
   "keep:Rekey": {
-    prepare: cancelRekey,
+    prepare: freshSeal,
     inputs: (env) => ({ secretShares: 3, secretThreshold: 2, unsealKeys: env.keep.seal.shares().keys, acceptSharesInState: true }),
     // The shares of the last rekey: the first run replaced the ones the inputs held.
     change: (i, env) => ({ ...i, secretShares: 4, unsealKeys: env.keep.seal.shares().keys }),
   },
   "keep:RekeyVerify": {
-    prepare: cancelRekey,
+    prepare: freshSeal,
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;
@@ -431,7 +437,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     unchangeable: "a verification completes its rekey once: there is nothing left to verify again",
   },
   "keep:RekeyBackupDeletion": {
-    prepare: cancelRekey,
+    prepare: freshSeal,
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;

@@ -184,6 +184,69 @@ describe.each(cases)("keep.sync destination $type", (c) => {
     await stack.engine.destroy();
     expect(stored("three")).toBeUndefined();
   });
+
+  describe("the obfuscated answer never reaches state, a plan or generated code", () => {
+    const declare = (name: string, extra: Args = {}) => () => {
+      c.make("dest", { name, ...c.args, ...extra });
+    };
+    const stateText = () => JSON.stringify(stack.engine.exportState());
+    const sensitive = Object.keys(c.args).filter((k) => /secret|token|credentials|accessKeyId/i.test(k));
+
+    test("the service does obfuscate it (else this test proves nothing)", async () => {
+      await stack.engine.up(declare("d"));
+      const read = await fetch(`${stack.keep.url}/v1/sys/sync/destinations/${c.type}/d`, { headers: { "x-keep-token": stack.keep.rootToken } });
+      expect(JSON.stringify(await read.json())).toContain(OBFUSCATED);
+    });
+
+    test("refresh after an out-of-band change, the credential changed too: drift of the detail only, no obfuscated value", async () => {
+      sync().changeDestination({ type: c.type, name: "d" }, (d) => {
+        const drifted = c.drift(d);
+        const connection = { ...drifted.connection };
+        for (const [key, value] of Object.entries(connection)) if (typeof value === "string" && /secret|token|credentials|access_key/.test(key)) connection[key] = `${value}-rotated`;
+        return { ...drifted, connection };
+      });
+      const refreshed = await stack.engine.refresh();
+      expect(refreshed.steps.map((s) => s.diffs)).toEqual([[c.driftProperty]]);
+      expect(stateText()).not.toContain(OBFUSCATED);
+      // The next up puts the detail back; the credential, which the service never shows, plans nothing.
+      const preview = await stack.engine.preview(declare("d"));
+      expect(preview.steps.map((s) => s.op)).toEqual(["update"]);
+      for (const key of sensitive) expect(preview.steps[0].diffs ?? []).not.toContain(key);
+      await stack.engine.up(declare("d"));
+      expect(stateText()).not.toContain(OBFUSCATED);
+      await stack.engine.destroy();
+    });
+
+    test("adoption of an existing destination and a read-only get keep it out of state and outputs", async () => {
+      await stack.engine.up(declare("adopted"));
+      stack.engine.state.clear();
+      await stack.engine.up(declare("adopted", { adopt: true }));
+      expect(stateText()).not.toContain(OBFUSCATED);
+      expect(summarize((await stack.engine.preview(declare("adopted"))).steps)).toEqual({ same: 1 });
+
+      const got = await stack.engine.up(() => {
+        declare("adopted")();
+        const r = CLASSES[c.type].get("read-only", `${c.type}/adopted`) as Record<string, unknown>;
+        return Object.fromEntries(sensitive.map((k) => [k, r[k]]));
+      }).catch((e: unknown) => e);
+      expect(JSON.stringify(got)).not.toContain(OBFUSCATED);
+      expect(stateText()).not.toContain(OBFUSCATED);
+    });
+
+    test("import prints a reference in its place, never the obfuscated value", async () => {
+      const { createContext } = await import("../../../provider/context");
+      const { importObjects, specOf } = await import("../../../cli/main");
+      const { renderProgram } = await import("../../../cli/program-text");
+      const config: Record<string, string> = { "keep:address": stack.keep.url, "keep:token": stack.keep.rootToken };
+      const spec = specOf(CLASSES[c.type].__pulumiType);
+      const objects = await importObjects(createContext((k) => config[k]), spec, [`${c.type}/adopted`]);
+      expect(JSON.stringify(objects)).not.toContain(OBFUSCATED);
+      const { text } = renderProgram(objects);
+      expect(text).not.toContain(OBFUSCATED);
+      // A required credential is declared as a reference; an optional one is named in a comment with the reference to use.
+      for (const key of sensitive) expect(text).toMatch(new RegExp(`${key}: (fromConfig\\(|.*as fromConfig\\()`));
+    });
+  });
 });
 
 describe("a credential given by reference", () => {
@@ -235,72 +298,3 @@ const CLASSES: Record<string, { get(name: string, id: string): unknown; __pulumi
   repohost: keep.sync.RepoHostDestination,
   "webhost-project": keep.sync.WebHostProjectDestination,
 };
-
-describe.each(cases)("keep.sync destination $type: the obfuscated answer never reaches state, a plan or generated code", (c) => {
-  let stack: KeepStack;
-  beforeAll(async () => {
-    stack = await startKeepStack();
-  });
-  afterAll(() => stack.close());
-  const sync = () => syncOf(stack.keep);
-  const declare = (name: string, extra: Args = {}) => () => {
-    c.make("dest", { name, ...c.args, ...extra });
-  };
-  const stateText = () => JSON.stringify(stack.engine.exportState());
-  const sensitive = Object.keys(c.args).filter((k) => /secret|token|credentials|accessKeyId/i.test(k));
-
-  test("the service does obfuscate it (else this test proves nothing)", async () => {
-    await stack.engine.up(declare("d"));
-    const read = await fetch(`${stack.keep.url}/v1/sys/sync/destinations/${c.type}/d`, { headers: { "x-keep-token": stack.keep.rootToken } });
-    expect(JSON.stringify(await read.json())).toContain(OBFUSCATED);
-  });
-
-  test("refresh after an out-of-band change, the credential changed too: drift of the detail only, no obfuscated value", async () => {
-    sync().changeDestination({ type: c.type, name: "d" }, (d) => {
-      const drifted = c.drift(d);
-      const connection = { ...drifted.connection };
-      for (const [key, value] of Object.entries(connection)) if (typeof value === "string" && /secret|token|credentials|access_key/.test(key)) connection[key] = `${value}-rotated`;
-      return { ...drifted, connection };
-    });
-    const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps.map((s) => s.diffs)).toEqual([[c.driftProperty]]);
-    expect(stateText()).not.toContain(OBFUSCATED);
-    // The next up puts the detail back; the credential, which the service never shows, plans nothing.
-    const preview = await stack.engine.preview(declare("d"));
-    expect(preview.steps.map((s) => s.op)).toEqual(["update"]);
-    for (const key of sensitive) expect(preview.steps[0].diffs ?? []).not.toContain(key);
-    await stack.engine.up(declare("d"));
-    expect(stateText()).not.toContain(OBFUSCATED);
-    await stack.engine.destroy();
-  });
-
-  test("adoption of an existing destination and a read-only get keep it out of state and outputs", async () => {
-    await stack.engine.up(declare("adopted"));
-    stack.engine.state.clear();
-    await stack.engine.up(declare("adopted", { adopt: true }));
-    expect(stateText()).not.toContain(OBFUSCATED);
-    expect(summarize((await stack.engine.preview(declare("adopted"))).steps)).toEqual({ same: 1 });
-
-    const got = await stack.engine.up(() => {
-      declare("adopted")();
-      const r = CLASSES[c.type].get("read-only", `${c.type}/adopted`) as Record<string, unknown>;
-      return Object.fromEntries(sensitive.map((k) => [k, r[k]]));
-    }).catch((e: unknown) => e);
-    expect(JSON.stringify(got)).not.toContain(OBFUSCATED);
-    expect(stateText()).not.toContain(OBFUSCATED);
-  });
-
-  test("import prints a reference in its place, never the obfuscated value", async () => {
-    const { createContext } = await import("../../../provider/context");
-    const { importObjects, specOf } = await import("../../../cli/main");
-    const { renderProgram } = await import("../../../cli/program-text");
-    const config: Record<string, string> = { "keep:address": stack.keep.url, "keep:token": stack.keep.rootToken };
-    const spec = specOf(CLASSES[c.type].__pulumiType);
-    const objects = await importObjects(createContext((k) => config[k]), spec, [`${c.type}/adopted`]);
-    expect(JSON.stringify(objects)).not.toContain(OBFUSCATED);
-    const { text } = renderProgram(objects);
-    expect(text).not.toContain(OBFUSCATED);
-    // A required credential is declared as a reference; an optional one is named in a comment with the reference to use.
-    for (const key of sensitive) expect(text).toMatch(new RegExp(`${key}: (fromConfig\\(|.*as fromConfig\\()`));
-  });
-});
