@@ -83,14 +83,6 @@ export interface HostOptions {
 
 type Callback<T> = (err: Error | null, value?: T) => void;
 
-function expect_name(): string {
-  try {
-    return (globalThis as any).expect?.getState?.().testPath ?? "?";
-  } catch {
-    return "?";
-  }
-}
-
 export class ProviderHost {
   private constructor(
     private readonly child: ChildProcess,
@@ -104,8 +96,7 @@ export class ProviderHost {
     const sdk = sdkModules(options.cwd);
     assertPackageInstalled(options.cwd);
     const env = { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project };
-    if (process.env.KEEPSTACK_HOST_LOG) require("fs").appendFileSync(process.env.KEEPSTACK_HOST_LOG, `${expect_name()}\n`);
-    const child = spawn(process.execPath, [...(process.env.KEEPSTACK_HOST_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.KEEPSTACK_HOST_PROF}`, "-r", "/tmp/exit-on-term.js"] : []), sdk.hostScript, "127.0.0.1:0"], {
+    const child = spawn(process.execPath, [sdk.hostScript, "127.0.0.1:0"], {
       cwd: options.cwd,
       env,
       stdio: ["ignore", "pipe", "pipe"],
