@@ -1,107 +1,22 @@
 #!/usr/bin/env node
 /**
- * `pulumi-keepstack import`: reads objects that already exist on a service and prints the TypeScript
- * that declares them with `adopt: true`, so a program can take them over (the Pulumi CLI's own
- * import cannot serve dynamic resources). `import --all` takes every listable object of every
- * configured service at once. Settings come from the environment (KEEP_ADDR, ...) and
- * `--config key=value`, as for the provider.
- *
- * `pulumi-keepstack emulator`: the local emulator of the three services, for a program's tests in CI.
+ * The package's command: `pulumi-keepstack import` (cli/import.ts) and `pulumi-keepstack emulator`,
+ * the local emulator of the three services for a program's tests in CI (emulator/main.ts). Each
+ * loads only what it needs: the emulator runs without the provider and the Pulumi SDK.
  */
 import { Command } from "commander";
-import { createContext, OperationContext } from "../provider/context";
-import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
-import { allSpecs } from "../resources/registry";
-import { CLI_NAME, runEmulator } from "../emulator/main";
-import { importAll } from "./import-all";
-import { configCommands, ImportedObject, renderProgram } from "./program-text";
-import * as fs from "node:fs";
 
-/** Objects that exist on a service, as opposed to operations: those the command can import. */
-const objectSpecs = allSpecs.filter((s): s is ResourceSpec => !isOperationSpec(s));
-
-/** `keep:AclPolicy`, `keep.AclPolicy` or the full token. */
-export function specOf(type: string): ResourceSpec {
-  const short = shortTypeOf(type).replace(".", ":");
-  const spec = objectSpecs.find((s) => shortTypeOf(tokenOf(s)) === short);
-  if (!spec) {
-    const known = objectSpecs.map((s) => shortTypeOf(tokenOf(s))).join(", ");
-    throw new Error(`unknown resource type "${type}"; known types: ${known}`);
-  }
-  return spec;
-}
-
-export async function importObjects(ctx: OperationContext, spec: ResourceSpec, ids: string[]): Promise<ImportedObject[]> {
-  const objects: ImportedObject[] = [];
-  for (const id of ids) {
-    const found = await spec.read(ctx, id);
-    if (!found) throw new Error(`${tokenOf(spec)}: no object with ID "${id}" exists`);
-    objects.push({ spec, id: found.id ?? id, inputs: { ...spec.fromId(id), ...found.inputs } });
-  }
-  return objects;
-}
-
-function contextOf(pairs: string[]): OperationContext {
-  return createContext(lookupOf(pairs));
-}
-
-function lookupOf(pairs: string[]): (key: string) => string | undefined {
-  const config: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf("=");
-    if (eq < 1) throw new Error(`--config takes key=value (for example keep:address=https://keep.example:8200), got "${pair}"`);
-    config[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return (key) => config[key];
-}
-
-const collect = (value: string, previous: string[]) => [...previous, value];
+/** How the emulator subcommand names itself in its help. */
+const EMULATOR_COMMAND = "pulumi-keepstack emulator";
 
 async function main(argv: string[]): Promise<void> {
   // The emulator has its own options (emulator/main.ts, shared with `npm run emulator`).
-  if (argv[2] === "emulator") return runEmulator(argv.slice(3), { name: CLI_NAME, exports: true });
+  if (argv[2] === "emulator") return (await import("../emulator/main")).runEmulator(argv.slice(3), { name: EMULATOR_COMMAND, exports: true });
   const program = new Command().name("pulumi-keepstack").description("Tools of the pulumi-keepstack package");
   program
     .command("emulator")
     .description("start the local emulator of the three services (a test double) and print `export` lines for eval; see `emulator --help`");
-  program
-    .command("import")
-    .description("print TypeScript declaring existing objects with adopt: true")
-    .argument("[type]", "resource type, e.g. keep:AclPolicy or workspaces:Workspace; left out with --all: every type")
-    .argument("[ids...]", "natural IDs of the objects (see the README's resource table)")
-    .option("--all", "every object of that type in the configured scope; without a type, every listable object of every configured service")
-    .option("--config <key=value>", "a setting such as keep:address=...; repeatable", collect, [])
-    .option("--config-commands <file>", "write the `pulumi config set` commands the program needs to this file instead of standard error")
-    .option("--concurrency <n>", "reads in flight at once", "8")
-    .action(async (type: string | undefined, ids: string[], opts: { all?: boolean; config: string[]; configCommands?: string; concurrency: string }) => {
-      let objects: ImportedObject[];
-      if (type === undefined) {
-        if (!opts.all) throw new Error("give a type and IDs, a type and --all, or --all alone for every type");
-        const concurrency = Number(opts.concurrency);
-        if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency takes a whole number >= 1, got "${opts.concurrency}"`);
-        objects = await importAll({ lookup: lookupOf(opts.config), concurrency, progress: (m) => process.stderr.write(`${m}\n`) });
-      } else {
-        const spec = specOf(type);
-        const ctx = contextOf(opts.config);
-        if (opts.all) {
-          if (!spec.list) throw new Error(`${type} cannot be listed; give the IDs to import`);
-          ids = [...ids, ...(await spec.list(ctx))];
-        }
-        if (ids.length === 0) throw new Error("give the IDs to import, or --all");
-        objects = await importObjects(ctx, spec, ids);
-      }
-      const { text, settings } = renderProgram(objects);
-      process.stdout.write(text);
-      const commands = configCommands(settings);
-      if (commands && opts.configCommands) fs.writeFileSync(opts.configCommands, commands, { mode: 0o600 });
-      else if (commands) process.stderr.write(`\n${commands}`);
-    });
-  program
-    .command("types")
-    .description("list the resource types and whether --all can list them")
-    .action(() => {
-      for (const s of objectSpecs) console.log(`${shortTypeOf(tokenOf(s))}${s.list ? "" : "  (import by ID only)"}`);
-    });
+  (await import("./import")).addImportCommands(program);
   await program.parseAsync(argv);
 }
 

@@ -77,9 +77,6 @@ interface EmulatorCliOptions {
   log?: string;
 }
 
-/** The package's command; its emulator subcommand is `pulumi-keepstack emulator`. */
-export const CLI_NAME = "pulumi-keepstack emulator";
-
 /** Line a detached child prints once it serves, ending its part of standard output. */
 const READY = "# keepstack emulator ready";
 
@@ -187,7 +184,8 @@ function withoutDetachOptions(args: string[]): string[] {
  */
 async function detach(args: string[], name: string | undefined, log: string | undefined): Promise<void> {
   const entry = process.argv[1];
-  const command = name === CLI_NAME ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
+  // Started as a subcommand (`pulumi-keepstack emulator`), the child is started the same way.
+  const command = name?.endsWith(" emulator") ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
   const logFile = path.resolve(log ?? path.join(os.tmpdir(), `keepstack-emulator-${process.pid}.log`));
   // The log holds the root tokens and key shares: readable by this user only.
   const logFd = fs.openSync(logFile, "a", 0o600);

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as path from "node:path";
 import { keep } from "pulumi-keepstack";
-import { importObjects, specOf } from "../../cli/main";
+import { importObjects, specOf } from "../../cli/import";
 import { programText } from "../../cli/program-text";
 import { createContext } from "../../provider/context";
 import { summarize } from "../../harness";

@@ -4,9 +4,10 @@
  * `node --unhandled-rejections=strict -r ts-node/register/transpile-only throwing-program.ts <case>`.
  */
 import * as path from "node:path";
-import { startKeepEmulator, KeepEmulator } from "../../emulator/keep";
-import { Engine, EngineError, Program } from "../../harness/engine";
-import { keep } from "../../index";
+// The built package, as a program would use it: the child transpiles only this file.
+import { startKeepEmulator, KeepEmulator } from "pulumi-keepstack/emulator";
+import { Engine, EngineError, Program } from "pulumi-keepstack/harness";
+import { keep } from "pulumi-keepstack";
 
 const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
 

@@ -17,13 +17,14 @@ import { workspacesConfig } from "../workspaces/workspaces-stack";
 describe("pulumi-keepstack/policy", () => {
   let keepEmu: KeepEmulator;
   let wsEmu: WorkspacesEmulator;
-  const engines: Engine[] = [];
+  /** One engine (one provider host) per stack and configuration: each run ends in a destroy. */
+  const engines = new Map<string, Engine>();
   beforeAll(async () => {
     keepEmu = await startKeepEmulator();
     wsEmu = await startWorkspacesEmulator({ rateLimitPerSecond: 0 });
   });
   afterAll(async () => {
-    for (const e of engines) await e.close();
+    for (const e of engines.values()) await e.close();
     await keepEmu.close();
     await wsEmu.close();
   });
@@ -31,8 +32,10 @@ describe("pulumi-keepstack/policy", () => {
   /** Runs `up` of the program on a fresh stack and returns what the policies see. */
   async function resourcesOf(program: Program, options: { stack?: string; config?: Record<string, string> } = {}) {
     const config = { ...keepConfig(keepEmu), ...workspacesConfig(wsEmu), ...options.config };
-    const engine = new Engine({ project: "policy-test", stack: options.stack ?? "dev", config, secretConfig: ["keep:token"] });
-    engines.push(engine);
+    const stack = options.stack ?? "dev";
+    const key = JSON.stringify([stack, config]);
+    const engine = engines.get(key) ?? new Engine({ project: "policy-test", stack, config, secretConfig: ["keep:token"] });
+    engines.set(key, engine);
     await engine.up(program);
     const targets: PolicyTarget[] = [...engine.state.values()].map((r) => ({ urn: r.urn, type: r.type, name: r.name, props: r.inputs }));
     // The objects go again, so the next program may use the same names.

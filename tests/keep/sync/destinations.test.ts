@@ -235,7 +235,7 @@ describe.each(cases)("keep.sync destination $type", (c) => {
 
     test("import prints a reference in its place, never the obfuscated value", async () => {
       const { createContext } = await import("../../../provider/context");
-      const { importObjects, specOf } = await import("../../../cli/main");
+      const { importObjects, specOf } = await import("../../../cli/import");
       const { renderProgram } = await import("../../../cli/program-text");
       const config: Record<string, string> = { "keep:address": stack.keep.url, "keep:token": stack.keep.rootToken };
       const spec = specOf(CLASSES[c.type].__pulumiType);

@@ -1,6 +1,6 @@
 /** The import command and sync: every type the service lists is listed, and the printed program adopts without changes. */
 import { keep } from "pulumi-keepstack";
-import { importObjects, specOf } from "../../../cli/main";
+import { importObjects, specOf } from "../../../cli/import";
 import { programText } from "../../../cli/program-text";
 import { createContext } from "../../../provider/context";
 import { summarize } from "../../../harness";
