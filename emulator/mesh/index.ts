@@ -54,6 +54,8 @@ export interface MeshEmulator extends ServiceServer {
   /** Decision when no intention matches (default: deny). */
   setDefaultAllow(allow: boolean): void;
   getPartition(name: string): Partition | undefined;
+  /** Every partition, deleted ones still being removed included, for out-of-band checks. */
+  listPartitions(): Partition[];
   /** Removes a partition out of band, skipping the deletion state; true when it existed. */
   deletePartitionNow(name: string): boolean;
   /** Marks a partition for deletion without scheduling its removal, so it stays "being deleted". */
@@ -97,6 +99,7 @@ export async function startMeshEmulator(options: MeshEmulatorOptions = {}): Prom
     clearIntentions: () => intentions.clear(),
     setDefaultAllow: (allow) => intentions.setDefaultAllow(allow),
     getPartition: (name) => partitions.get(name),
+    listPartitions: () => partitions.list(),
     deletePartitionNow: (name) => partitions.removeNow(name),
     markPartitionDeleted: (name) => partitions.markDeleted(name, false),
     currentIndex: () => index.current(),

@@ -92,6 +92,9 @@ export interface WorkspacesEmulator extends ServiceServer {
   deleteWorkspace(id: string): boolean;
   /** Snapshot of a configuration version's state, or undefined. */
   getConfigurationVersion(id: string): ConfigurationVersionState | undefined;
+  /** Snapshots of every workspace, and of every configuration version, for out-of-band checks. */
+  listWorkspaces(): WorkspaceState[];
+  listConfigurationVersions(): ConfigurationVersionState[];
   /** Records a run on an uploaded version and returns its id; in-progress runs block archiving. */
   addRun(configurationVersionId: string, options: { inProgress: boolean }): string;
   /** Completes a run recorded by `addRun`. */
@@ -232,6 +235,8 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
     },
     deleteWorkspace: (id) => removeWorkspace(id),
     getConfigurationVersion: (id) => snapshot(store.configurationVersions.get(id)),
+    listWorkspaces: () => [...store.workspaces.values()].map((w) => snapshot(w)!),
+    listConfigurationVersions: () => [...store.configurationVersions.values()].map((cv) => snapshot(cv)!),
     addRun: (configurationVersionId, runOptions) => versions.addRun(configurationVersionId, runOptions).id,
     finishRun: (runId) => versions.finishRun(runId),
     uploadedBytes: (configurationVersionId) =>

@@ -380,7 +380,7 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
   const exported = JSON.stringify(engine.exportState()) + lane.hostOutput();
   for (const secret of lane.secrets) if (exported.includes(secret)) outcome.problems.push("a token is in the state or the provider host's output");
   try {
-    if (engine.state.size) await engine.up(prerequisites);
+    // Destroy deletes the case's resource before the prerequisites it depends on.
     await engine.destroy();
   } catch (e) {
     outcome.problems.push(`destroy failed: ${errorsOf(e)[0].slice(0, 300)}`);

@@ -86,26 +86,20 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
       else keepObjects.delete(key);
     });
   }
-  const getJson = async (url: string, headers: Record<string, string>) => {
-    const answer = await fetch(url, { headers });
-    if (answer.status !== 200) throw new Error(`census: GET ${url} answered ${answer.status}`);
-    return answer.json() as Promise<any>;
-  };
+  // Read out of band, from the emulators' state: what the services hold, not what the API shows a token.
   const census = async (): Promise<Set<string>> => {
     const keys = new Set(keepObjects);
-    const wsHeaders = { Authorization: `Bearer ${workspaces.tokens.user}` };
-    for (const org of [workspaces.organization, workspaces.secondOrganization]) {
-      const list = await getJson(`${workspaces.url}/api/v2/organizations/${org}/workspaces?page%5Bsize%5D=100`, wsHeaders);
-      for (const ws of list.data as { id: string }[]) {
-        keys.add(`workspaces|workspace|${ws.id}`);
-        const versions = await getJson(`${workspaces.url}/api/v2/workspaces/${ws.id}/configuration-versions?page%5Bsize%5D=100`, wsHeaders);
-        for (const cv of versions.data as { id: string; attributes: { status: string } }[]) {
-          if (cv.attributes.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
-        }
-      }
+    const organizations = new Set([workspaces.organization, workspaces.secondOrganization]);
+    const inScope = new Set<string>();
+    for (const ws of workspaces.listWorkspaces()) {
+      if (!organizations.has(ws.organization)) continue;
+      keys.add(`workspaces|workspace|${ws.id}`);
+      inScope.add(ws.id);
     }
-    const partitions = await getJson(`${mesh.url}/v1/partitions`, { "X-Mesh-Token": mesh.rootToken });
-    for (const p of partitions as { Name: string; DeletedAt?: string }[]) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
+    for (const cv of workspaces.listConfigurationVersions()) {
+      if (inScope.has(cv.workspaceId) && cv.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
+    }
+    for (const p of mesh.listPartitions()) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
     return keys;
   };
 

@@ -30,14 +30,27 @@ const configOf = (clusters: KeepCluster[]) => {
   return config;
 };
 
+/**
+ * Each test gets new clusters, on the ports and with the tokens of the first ones, so one engine
+ * (one provider host) serves the whole file; a test that changes the configuration restarts it.
+ */
+let addresses: Record<string, { port: number; rootToken: string }> | undefined;
+let baseConfig: Record<string, string> | undefined;
 beforeEach(async () => {
-  set = await startKeepClusters(["main", "dr"]);
+  set = await startKeepClusters(["main", "dr"], addresses ?? {});
   ({ main, dr } = set.clusters as Record<"main" | "dr", KeepCluster>);
-  engine = new Engine({ project: "replication", config: configOf([main, dr]), secretConfig: ["keep:token", "keep-dr:token"] });
+  addresses ??= Object.fromEntries([main, dr].map((c) => [c.name, { port: c.port, rootToken: c.rootToken }]));
+  const config = configOf([main, dr]);
+  if (!engine) engine = new Engine({ project: "replication", config, secretConfig: ["keep:token", "keep-dr:token"] });
+  else if (JSON.stringify(config) !== JSON.stringify(baseConfig)) await engine.setConfig(config);
+  baseConfig = config;
+  engine.state.clear();
 });
 afterEach(async () => {
-  await engine.close();
   await set.close();
+});
+afterAll(async () => {
+  await engine?.close();
 });
 
 const functionContext = () => {
@@ -289,6 +302,7 @@ describe("keep.replication", () => {
     // A secondary of another primary is told to use UpdatePrimary.
     await set.add("other");
     await engine.setConfig(configOf([main, dr, set.clusters.other]));
+    baseConfig = undefined;
     const message = await errorOf(
       engine.up(() => {
         replicated();
@@ -378,6 +392,7 @@ describe("keep.replication", () => {
     });
     const token = ((await answer.json()) as { wrap_info: { token: string } }).wrap_info.token;
     await engine.setConfig({ ...configOf([main, dr]), "replication:drToken": token });
+    baseConfig = undefined;
     await engine.up(() => {
       new keep.replication.PrimaryEnable("primary", {});
       new keep.replication.SecondaryEnable("dr", { cluster: "dr", token: { fromConfig: "replication:drToken" }, acceptDataWipe: true });
