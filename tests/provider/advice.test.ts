@@ -89,3 +89,12 @@ describe("a function's error", () => {
     expect(((error as Error).cause as ApiError).status).toBe(403);
   });
 });
+
+describe("failureMessage", () => {
+  test("a service message that ends its own sentence is not followed by a second period", () => {
+    const error = new ApiError("keep", "GET", "/v1/transform/alphabet/hex-upper", 404, [{ message: 'no handler for route "transform/alphabet/hex-upper". route entry not found.' }]);
+    const message = failureMessage('keep:TransformAlphabet "transform/alphabet/hex-upper": read failed', error);
+    expect(message).toContain("route entry not found. the object or path does not exist");
+    expect(message).not.toContain("..");
+  });
+});

@@ -102,12 +102,18 @@ const cases: Case[] = [
   },
 ];
 
+/** One emulator and one engine for every type: each type's tests end with its objects destroyed. */
+let stack: KeepStack;
+beforeAll(async () => {
+  stack = await startKeepStack();
+});
+afterAll(() => stack.close());
+
 describe.each(cases)("keep.sync destination $type", (c) => {
-  let stack: KeepStack;
-  beforeAll(async () => {
-    stack = await startKeepStack();
+  afterAll(async () => {
+    await stack.engine.destroy();
+    stack.engine.state.clear();
   });
-  afterAll(() => stack.close());
   const sync = () => syncOf(stack.keep);
   const stored = (name: string) => sync().destination({ type: c.type, name });
   const program = (name: string, extra: Args = {}) => () => {
