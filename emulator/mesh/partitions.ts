@@ -95,9 +95,14 @@ export class PartitionStore {
       existing.ModifyIndex = this.index.next();
     }
     if (scheduleRemoval && !this.removals.has(name)) {
-      const timer = setTimeout(() => this.removeNow(name), this.deletionDelayMs);
-      timer.unref();
-      this.removals.set(name, timer);
+      if (this.deletionDelayMs === 0) {
+        // Removed once this request is answered, before any later request is read: no clock involved.
+        setImmediate(() => this.removeNow(name));
+      } else {
+        const timer = setTimeout(() => this.removeNow(name), this.deletionDelayMs);
+        timer.unref();
+        this.removals.set(name, timer);
+      }
     }
     return { ...existing };
   }

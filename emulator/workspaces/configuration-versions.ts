@@ -237,7 +237,9 @@ export class ConfigurationVersions {
     cv.statusTimestamps["archived-at"] = now();
   }
 
+  /** Runs `action` once `uploadDelayMs` has passed; at 0, at once, so no test depends on the clock. */
   private later(action: () => void): void {
+    if (this.uploadDelayMs === 0) return action();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       action();

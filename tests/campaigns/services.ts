@@ -44,9 +44,10 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
   const [clusters, workspaces, mesh] = await Promise.all([
     // Cluster "main" is the `keep:` connection; "dr" (`keep-dr:`) is there for replication.
     startKeepClusters(["main", "dr"], { main: { register: registerCloudCredentialsEngine } }),
-    // Rate limiting off and uploads processed at once: the faults are injected, not incidental.
-    startWorkspacesEmulator({ rateLimitPerSecond: 0, uploadDelayMs: 2 }),
-    startMeshEmulator({ deletionDelayMs: 2 }),
+    // Rate limiting off and uploads processed as they end: the faults are injected, not incidental,
+    // and a case sends the same requests however loaded the machine is.
+    startWorkspacesEmulator({ rateLimitPerSecond: 0, uploadDelayMs: 0 }),
+    startMeshEmulator({ deletionDelayMs: 0 }),
   ]);
   const { main: keep, dr } = clusters.clusters;
   // The cloud provider's eventual consistency is a subject of its own tests, not of the faults.
