@@ -4,6 +4,7 @@
  * with a `list` is listed (in every namespace of the secrets service), each listed ID is read, and
  * built-in objects and operations are left out.
  */
+import { adviceFor } from "../provider/advice";
 import { ConfigLookup, SETTINGS } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
 import { ApiError } from "../provider/errors";
@@ -15,9 +16,33 @@ import type { ImportedObject } from "./program-text";
 /** Object specs that can list what a service holds, with the export path of their class. */
 export function listableSpecs(): { path: string; spec: ResourceSpec }[] {
   return registeredResources
-    .filter((r) => !isOperationSpec(r.spec) && (r.spec as ResourceSpec).list)
+    .filter((r) => !isOperationSpec(r.spec) && (r.spec as ResourceSpec).list && !(r.spec as ResourceSpec).notImportable)
     .map((r) => ({ path: r.path, spec: r.spec as ResourceSpec }));
 }
+
+/** What `--all` leaves out, and why. */
+export interface LeftOut {
+  /** `keep:AclPolicy default`, or a whole type (`keep:Rekey`). */
+  what: string;
+  why: string;
+}
+
+/** The closing lines of `--all`: what it left out, grouped by reason. */
+export function leftOutSummary(leftOut: LeftOut[]): string {
+  const byReason = new Map<string, string[]>();
+  for (const l of leftOut) byReason.set(l.why, [...(byReason.get(l.why) ?? []), l.what]);
+  const lines = ["Left out of the program:"];
+  for (const [why, what] of byReason) {
+    const shown = what.slice(0, 24).join(", ") + (what.length > 24 ? `, and ${what.length - 24} more` : "");
+    lines.push(`- ${shown}: ${why}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const BUILT_IN = "built in: the service makes them (declare one with adopt: true to manage it)";
+
+/** Whether an answer means this token may not do it (the object is there, the token cannot see it). */
+const refused = (e: unknown): e is ApiError => e instanceof ApiError && (e.status === 401 || e.status === 403);
 
 /** Services whose address is set through `--config` or the environment (defaults do not count). */
 export function configuredServices(lookup: ConfigLookup, env: NodeJS.ProcessEnv): ServiceModule[] {
@@ -79,6 +104,8 @@ export interface ImportAllOptions {
   concurrency?: number;
   /** Progress messages (the command writes them to standard error). */
   progress?(message: string): void;
+  /** Told of each object or type left out of the program, with the reason. */
+  leftOut?(entry: LeftOut): void;
 }
 
 interface Listing {
@@ -93,12 +120,21 @@ export async function importAll(options: ImportAllOptions): Promise<ImportedObje
   const env = options.env ?? process.env;
   const limit = options.concurrency ?? 8;
   const progress = options.progress ?? (() => {});
+  const leaveOut = options.leftOut ?? (() => {});
   const services = configuredServices(options.lookup, env);
   if (services.length === 0) {
     throw new Error("no service is configured: set KEEP_ADDR, WORKSPACES_ADDR or MESH_HTTP_ADDR (or --config keep:address=...)");
   }
   const ctx = createContext(options.lookup, env);
   const specs = listableSpecs().filter((s) => services.includes(s.spec.module));
+  for (const r of registeredResources) {
+    if (!services.includes(r.spec.module)) continue;
+    const type = shortTypeOf(tokenOf(r.spec));
+    if (isOperationSpec(r.spec)) leaveOut({ what: type, why: "operations run, they are not objects a service holds" });
+    else if ((r.spec as ResourceSpec).notImportable) leaveOut({ what: type, why: (r.spec as ResourceSpec).notImportable! });
+    else if (!(r.spec as ResourceSpec).list) leaveOut({ what: type, why: "the service cannot list them: import them by ID (pulumi-keepstack import <type> <id>)" });
+    else if ((r.spec as ResourceSpec).builtIn) leaveOut({ what: `built-in ${type} objects`, why: BUILT_IN });
+  }
 
   // The secrets service is listed in each namespace through a context whose namespace is that one;
   // the objects then carry their namespace in their IDs (and so as an input), never through settings.
@@ -124,27 +160,44 @@ export async function importAll(options: ImportAllOptions): Promise<ImportedObje
 
   const listed = await mapLimited(listings, limit, async (l) => {
     let ids: string[];
+    const where = `${l.path}${l.namespace ? ` in namespace ${l.namespace}` : ""}`;
     try {
       ids = await l.spec.list!(contextOf(l.namespace));
     } catch (e) {
-      if (!meansNone(e)) throw new Error(`listing ${l.path}${l.namespace ? ` in namespace ${l.namespace}` : ""}: ${e instanceof Error ? e.message : e}`);
+      if (refused(e)) {
+        leaveOut({ what: `every ${shortTypeOf(tokenOf(l.spec))}${l.namespace ? ` in namespace ${l.namespace}` : ""}`, why: `this token may not list them (${e.method} ${e.path} returned ${e.status}): ${adviceFor(e)}` });
+        return [];
+      }
+      if (!meansNone(e)) throw new Error(`listing ${where}: ${e instanceof Error ? e.message : e}. ${e instanceof ApiError ? adviceFor(e) : ""}`.trim());
       ids = [];
     }
     if (ids.length) progress(`${l.path}${l.namespace ? ` (${l.namespace})` : ""}: ${ids.length}`);
     return ids.map((id) => ({ spec: l.spec, path: l.path, id: l.namespace ? keepId({ namespace: l.namespace }, id) : id }));
   });
-  const targets = listed.flat().filter((t) => !t.spec.builtIn?.(t.spec.fromId(t.id) as never));
+  const builtInOf = (t: { spec: ResourceSpec; id: string }, inputs: Record<string, unknown>) => {
+    const what = t.spec.builtIn?.(inputs as never);
+    if (what) leaveOut({ what: `${shortTypeOf(tokenOf(t.spec))} ${t.id}`, why: BUILT_IN });
+    return what;
+  };
+  const targets = listed.flat().filter((t) => !builtInOf(t, t.spec.fromId(t.id)));
 
   let done = 0;
   const step = Math.max(100, Math.ceil(targets.length / 10));
   progress(`reading ${targets.length} objects`);
   const read = await mapLimited(targets, limit, async (t): Promise<ImportedObject | undefined> => {
-    const found = await t.spec.read(ctx, t.id);
+    let found: Awaited<ReturnType<ResourceSpec["read"]>>;
+    try {
+      found = await t.spec.read(ctx, t.id);
+    } catch (e) {
+      if (!refused(e)) throw e;
+      leaveOut({ what: `${shortTypeOf(tokenOf(t.spec))} ${t.id}`, why: `not readable with this token (${e.method} ${e.path} returned ${e.status}): ${adviceFor(e)}` });
+      return undefined;
+    }
     if (++done % step === 0) progress(`read ${done}/${targets.length}`);
     // Listed, then gone before the read: nothing to adopt.
     if (!found) return undefined;
     const inputs = { ...t.spec.fromId(t.id), ...found.inputs } as Record<string, unknown>;
-    if (t.spec.builtIn?.(inputs as never)) return undefined;
+    if (builtInOf(t, inputs)) return undefined;
     return { spec: t.spec, id: found.id ?? t.id, inputs };
   });
   const objects = read.filter((o): o is ImportedObject => o !== undefined);

@@ -9,7 +9,7 @@ import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
 import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
-import { importAll } from "./import-all";
+import { importAll, LeftOut, leftOutSummary } from "./import-all";
 import { configCommands, ImportedObject, renderProgram } from "./program-text";
 import * as fs from "node:fs";
 
@@ -28,6 +28,7 @@ export function specOf(type: string): ResourceSpec {
 }
 
 export async function importObjects(ctx: OperationContext, spec: ResourceSpec, ids: string[]): Promise<ImportedObject[]> {
+  if (spec.notImportable) throw new Error(`${shortTypeOf(tokenOf(spec))} cannot be imported: ${spec.notImportable}`);
   const objects: ImportedObject[] = [];
   for (const id of ids) {
     const found = await spec.read(ctx, id);
@@ -62,15 +63,17 @@ export function addImportCommands(program: Command): void {
     .argument("[ids...]", "natural IDs of the objects (see the README's resource table)")
     .option("--all", "every object of that type in the configured scope; without a type, every listable object of every configured service")
     .option("--config <key=value>", "a setting such as keep:address=...; repeatable", collect, [])
-    .option("--config-commands <file>", "write the `pulumi config set` commands the program needs to this file instead of standard error")
+    .option("--config-commands <file>", "write the `pulumi config set` commands the program needs (values left to fill in) to this file instead of standard error")
+    .option("--secrets-file <file>", "write the `pulumi config set --secret` commands with the secret values the service returned to this file (mode 0600); without it no secret value is written anywhere")
     .option("--concurrency <n>", "reads in flight at once", "8")
-    .action(async (type: string | undefined, ids: string[], opts: { all?: boolean; config: string[]; configCommands?: string; concurrency: string }) => {
+    .action(async (type: string | undefined, ids: string[], opts: { all?: boolean; config: string[]; configCommands?: string; secretsFile?: string; concurrency: string }) => {
       let objects: ImportedObject[];
+      const leftOut: LeftOut[] = [];
       if (type === undefined) {
         if (!opts.all) throw new Error("give a type and IDs, a type and --all, or --all alone for every type");
         const concurrency = Number(opts.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency takes a whole number >= 1, got "${opts.concurrency}"`);
-        objects = await importAll({ lookup: lookupOf(opts.config), concurrency, progress: (m) => process.stderr.write(`${m}\n`) });
+        objects = await importAll({ lookup: lookupOf(opts.config), concurrency, progress: (m) => process.stderr.write(`${m}\n`), leftOut: (l) => leftOut.push(l) });
       } else {
         const spec = specOf(type);
         const ctx = contextOf(opts.config);
@@ -86,11 +89,21 @@ export function addImportCommands(program: Command): void {
       const commands = configCommands(settings);
       if (commands && opts.configCommands) fs.writeFileSync(opts.configCommands, commands, { mode: 0o600 });
       else if (commands) process.stderr.write(`\n${commands}`);
+      const returnedSecrets = settings.filter((s) => s.value !== undefined);
+      if (opts.secretsFile) {
+        fs.writeFileSync(opts.secretsFile, configCommands(returnedSecrets, { values: true }), { mode: 0o600 });
+        fs.chmodSync(opts.secretsFile, 0o600);
+      } else if (returnedSecrets.length) {
+        process.stderr.write(
+          `\nSecret values the service returned are not written anywhere: set ${returnedSecrets.map((s) => s.key).join(", ")} yourself, or run again with --secrets-file <file> for their commands.\n`,
+        );
+      }
+      if (leftOut.length) process.stderr.write(`\n${leftOutSummary(leftOut)}`);
     });
   program
     .command("types")
     .description("list the resource types and whether --all can list them")
     .action(() => {
-      for (const s of objectSpecs) console.log(`${shortTypeOf(tokenOf(s))}${s.list ? "" : "  (import by ID only)"}`);
+      for (const s of objectSpecs) console.log(`${shortTypeOf(tokenOf(s))}${s.notImportable ? "  (not importable)" : s.list ? "" : "  (import by ID only)"}`);
     });
 }

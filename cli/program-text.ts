@@ -6,6 +6,10 @@
  * stack config the user sets (secrets as `{ fromConfig }` references, design §8, others through
  * `config.require`), each listed as a `pulumi config set` command; names are readable, unique and
  * the same from one run to the next for the same objects.
+ *
+ * The printed program never holds a secret value, nor an obfuscated one (`*****`): a secret input the
+ * service returns (a key-value secret's data) becomes a reference or a secret config read too, its
+ * value kept only in the settings, for `configCommands(..., { values: true })` (`--secrets-file`).
  */
 import { z } from "zod";
 import { InputReference, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
@@ -25,6 +29,8 @@ export interface ConfigSetting {
   secret: boolean;
   /** Which object and input it is, for the command's comment. */
   about: string;
+  /** The value the service returned (a secret's data); never printed but into a secrets file. */
+  value?: string | Record<string, string>;
 }
 
 export interface ImportedProgram {
@@ -58,6 +64,16 @@ function camelOf(text: string): string {
 }
 
 const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** What a service answers in place of a sensitive value: asterisks only. */
+const isObfuscated = (value: unknown) => typeof value === "string" && /^\*{3,}$/.test(value);
+
+/** A returned secret as a config value: a string, or a map of strings (a secret's data). */
+function secretValueOf(value: unknown): string | Record<string, string> | undefined {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object" && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string")) return value as Record<string, string>;
+  return undefined;
+}
 
 /** Code, as opposed to a value, inside the argument object. */
 class Code {
@@ -209,11 +225,24 @@ export function renderProgram(objects: ImportedObject[]): ImportedProgram {
   };
 
   const bodies = plan.map((p, i) => {
-    const { spec, inputs } = p.object;
+    const { spec } = p.object;
+    // An obfuscated value is no value: it is declared as one the service does not return.
+    const inputs = Object.fromEntries(Object.entries(p.object.inputs).filter(([, v]) => !isObfuscated(v)));
+    const obfuscated = Object.keys(p.object.inputs).filter((k) => isObfuscated(p.object.inputs[k]));
     const comments: string[] = [];
     const args: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(consistentInputs(spec, inputs))) args[key] = valueOf(i, key, value);
-    for (const key of spec.writeOnly ?? []) {
+    for (const key of spec.secretInputs ?? []) {
+      const value = secretValueOf(args[key]);
+      if (value === undefined) continue;
+      const configKey = `${p.variable}${upperFirst(key)}`;
+      const about = `${classPathOf(spec)} "${p.name}": ${key}`;
+      if (typeof value === "string" && inputFacts(spec, key).acceptsReference) args[key] = new Code(`fromConfig(${JSON.stringify(configKey)})`);
+      else if (typeof value === "string") args[key] = new Code(`config.requireSecret(${JSON.stringify(configKey)})`);
+      else args[key] = new Code(`config.requireSecretObject<Record<string, string>>(${JSON.stringify(configKey)})`);
+      settings.push({ key: configKey, secret: true, about, value });
+    }
+    for (const key of [...new Set([...(spec.writeOnly ?? []), ...obfuscated])]) {
       if (inputs[key] !== undefined) continue;
       const { required, acceptsReference } = inputFacts(spec, key);
       const configKey = `${p.variable}${upperFirst(key)}`;
@@ -249,13 +278,13 @@ export function renderProgram(objects: ImportedObject[]): ImportedProgram {
   const lines: string[] = [];
   if (usesPulumi) lines.push(`import * as pulumi from "@pulumi/pulumi";`);
   lines.push(`import { ${modules.join(", ")} } from "pulumi-keepstack";`, "");
-  if (settings.some((s) => s.secret)) {
+  if (bodiesUseReference(bodies)) {
     lines.push(
-      "// Credentials the service never returns, by reference: set them with the `pulumi config set --secret` commands printed beside this program.",
+      "// Secrets live in stack config, never in this file: set them with the `pulumi config set --secret` commands printed beside this program.",
       "const fromConfig = (key: string) => ({ fromConfig: `${pulumi.getProject()}:${key}` });",
     );
   }
-  if (settings.some((s) => !s.secret)) lines.push("const config = new pulumi.Config();");
+  if (bodiesUseConfig(bodies)) lines.push("const config = new pulumi.Config();");
   if (usesPulumi) lines.push("");
   for (const i of order) {
     const p = plan[i];
@@ -266,17 +295,41 @@ export function renderProgram(objects: ImportedObject[]): ImportedProgram {
   return { text: lines.join("\n"), settings };
 }
 
+/** Whether a printed argument reads the project's config, or refers to it with `fromConfig`. */
+const codeIn = (bodies: { args: Record<string, unknown> }[], pattern: RegExp) =>
+  bodies.some((b) => Object.values(b.args).some((v) => v instanceof Code && pattern.test(v.text)));
+const bodiesUseConfig = (bodies: { args: Record<string, unknown> }[]) => codeIn(bodies, /^config\./);
+const bodiesUseReference = (bodies: { args: Record<string, unknown> }[]) => codeIn(bodies, /^fromConfig\(/);
+
 /** The program's text alone. */
 export function programText(objects: ImportedObject[]): string {
   return renderProgram(objects).text;
 }
 
-/** A shell script of the `pulumi config set` commands the program's settings need, values left to fill in. */
-export function configCommands(settings: ConfigSetting[]): string {
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A shell script of the `pulumi config set` commands the program's settings need. Without
+ * `values`, every value is left to fill in (what the service returned is never shown); with it,
+ * the values the service returned are written in (for a file only its owner can read).
+ */
+export function configCommands(settings: ConfigSetting[], options: { values?: boolean } = {}): string {
   if (settings.length === 0) return "";
-  const lines = ["# Stack config the imported program reads (values the service never returns): fill in each value, then run."];
+  const lines = [
+    options.values
+      ? "# Stack config the imported program reads, with the secret values the service returned: run it, then delete this file."
+      : "# Stack config the imported program reads: fill in each value, then run.",
+  ];
   for (const s of settings) {
-    lines.push(`# ${s.about}`, `pulumi config set${s.secret ? " --secret" : ""} ${s.key} '<value>'`);
+    const flag = s.secret ? " --secret" : "";
+    lines.push(`# ${s.about}`);
+    if (s.value !== undefined && typeof s.value === "object") {
+      for (const [k, v] of Object.entries(s.value)) {
+        lines.push(`pulumi config set${flag} --path ${shellQuote(`${s.key}[${JSON.stringify(k)}]`)} ${options.values ? shellQuote(v) : "'<value>'"}`);
+      }
+    } else {
+      lines.push(`pulumi config set${flag} ${s.key} ${options.values && s.value !== undefined ? shellQuote(s.value) : "'<value>'"}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

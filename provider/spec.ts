@@ -61,6 +61,8 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
    * and destroy leaves them on the service. Returns what the object is, for messages.
    */
   builtIn?(inputs: z.output<S>): string | undefined;
+  /** Why the import command cannot print a program that adopts such an object, when it cannot. */
+  notImportable?: string;
   /**
    * Whether a failed create says the object exists already. When an earlier attempt of the same
    * create may have reached the service, such an answer means the object is this program's own.

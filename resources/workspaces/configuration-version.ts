@@ -202,6 +202,8 @@ export const configurationVersionSpec = resourceSpec({
   inputs,
   computed,
   replaceOnChanges: ["workspaceId", "contentHash", "autoQueueRuns", "speculative", "provisional"],
+  notImportable:
+    "a version's content cannot be read back (the service gives its upload URL only once): declare a new workspaces.ConfigurationVersion of the directory to upload instead",
   normalize: { directory: (value) => path.normalize(value) },
   // Versions have no natural key: this names the resource in messages, and differs whenever a
   // replacement is planned, so the new version is uploaded before the old one is archived.

@@ -42,8 +42,8 @@ const seedProgram: Program = () => {
   new keep.RgpPolicy("hours", { name: "business-hours", policy: "main = rule { true }", enforcementLevel: "soft-mandatory" });
   new keep.EgpPolicy("guard", { name: "guard", policy: "main = rule { true }", enforcementLevel: "hard-mandatory", paths: ["secret/*"] });
 
-  const secret = new keep.kv.Secret("api-keys", { path: "payments/api-keys", data: { token: "t-1" } });
-  new keep.kv.Secret("dev-db", { path: "db", namespace: "team-a/dev", data: { password: "p-1" } });
+  const secret = new keep.kv.Secret("api-keys", { path: "payments/api-keys", data: { token: "kv-token-value-1" } });
+  new keep.kv.Secret("dev-db", { path: "db", namespace: "team-a/dev", data: { password: "kv-db-password-1" } });
   const cloudA = new keep.sync.CloudASmDestination("cloud-a", { name: "payments", region: "eu-west-1", roleArn: "arn:aws:iam::123456789012:role/sync" });
   new keep.sync.CloudBKvDestination("cloud-b", {
     name: "payments",
@@ -207,9 +207,14 @@ describe("pulumi-keepstack import --all", () => {
   test("up adopts every object without changing it, then preview plans no change", async () => {
     const objects: ImportedObject[] = await importNow();
     const { text, settings } = renderProgram(objects);
-    // The stack config the printed commands set: the write-only values the seed declared.
+    // The stack config the printed commands set: the write-only values the seed declared, and the
+    // secrets the service returned (as `--secrets-file` writes them).
     const stackConfig = { ...config };
     for (const s of settings) {
+      if (s.value !== undefined) {
+        stackConfig[`imported:${s.key}`] = typeof s.value === "string" ? s.value : JSON.stringify(s.value);
+        continue;
+      }
       const [classPath, input] = s.about.replace(/ "[^"]*":/, "").split(" ");
       expect(value(classPath, input)).toEqual(expect.any(String));
       stackConfig[`imported:${s.key}`] = value(classPath, input);
@@ -229,4 +234,65 @@ describe("pulumi-keepstack import --all", () => {
       await engine.close();
     }
   }, 300_000);
+
+  /** Every secret value the services hold for the seed: none may appear in what the command prints. */
+  const SECRETS = ["kv-token-value-1", "kv-db-password-1", ...Object.values(WRITE_ONLY).filter((v) => v !== "postgres" && v !== "tokens"), "*****"];
+
+  test("no secret value, nor an obfuscated one, is printed; --secrets-file writes them to a file only its owner can read", async () => {
+    const cli = path.join(repoRoot, "dist", "cli", "main.js");
+    const args = [cli, "import", "--all", ...Object.entries(config).map(([k, v]) => `--config=${k}=${v}`)];
+    const plain = await run(process.execPath, args, { env });
+    for (const secret of SECRETS) {
+      expect(plain.stdout).not.toContain(secret);
+      expect(plain.stderr).not.toContain(secret);
+    }
+    expect(plain.stdout).toContain("data: config.requireSecretObject<Record<string, string>>(\"secretPaymentsApiKeysData\"),");
+    expect(plain.stderr).toMatch(/Secret values the service returned are not written anywhere: set [^\n]*secretPaymentsApiKeysData[^\n]*--secrets-file/);
+
+    const secretsFile = path.join(project, "secrets.sh");
+    const written = await run(process.execPath, [...args, "--secrets-file", secretsFile], { env });
+    expect(written.stdout).toBe(plain.stdout);
+    for (const secret of SECRETS) expect(written.stderr).not.toContain(secret);
+    expect(fs.statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const file = fs.readFileSync(secretsFile, "utf8");
+    expect(file).toContain(`pulumi config set --secret --path 'secretPaymentsApiKeysData["token"]' 'kv-token-value-1'`);
+    expect(file).toContain(`pulumi config set --secret --path 'teamADevSecretDbData["password"]' 'kv-db-password-1'`);
+    expect(file).not.toContain("*****");
+  });
+
+  test("an association imported beside its secret refers to the secret's output", async () => {
+    const { text } = renderProgram(await importNow());
+    expect(text).toContain("secretName: secretPaymentsApiKeys.path,");
+    expect(text.indexOf("const secretPaymentsApiKeys =")).toBeLessThan(text.indexOf("secretName: secretPaymentsApiKeys.path"));
+  });
+
+  test("--all ends with what it left out and why; an object this token may not read is left out naming the token setting", async () => {
+    const leftOut: { what: string; why: string }[] = [];
+    emu.keep.faults.inject({ times: 1, status: 403, match: /^GET \/v1\/sys\/policies\/rgp\/business-hours$/ });
+    const objects = await importAll({ lookup: (k) => config[k], env, progress: () => {}, leftOut: (l) => leftOut.push(l) });
+    emu.keep.faults.clear();
+    expect(objects.some((o) => o.id === "business-hours")).toBe(false);
+    const why = (what: string) => leftOut.find((l) => l.what === what)?.why;
+    expect(why("keep:RgpPolicy business-hours")).toMatch(/not readable with this token \(GET \/v1\/sys\/policies\/rgp\/business-hours returned 403\): .*check keep:token \(or KEEP_TOKEN\)/);
+    expect(why("built-in keep:AclPolicy objects")).toMatch(/built in: the service makes them/);
+    expect(why("built-in keep:TransformAlphabet objects")).toMatch(/built in: the service makes them/);
+    expect(why("keep:Rekey")).toMatch(/operations run/);
+    expect(why("keep:SyncRepoHostApp")).toMatch(/cannot list them: import them by ID/);
+    expect(why("workspaces:ConfigurationVersion")).toMatch(/a version's content cannot be read back/);
+
+    const cli = path.join(repoRoot, "dist", "cli", "main.js");
+    const printed = await run(process.execPath, [cli, "import", "--all", ...Object.entries(config).map(([k, v]) => `--config=${k}=${v}`)], { env });
+    expect(printed.stderr).toMatch(/Left out of the program:\n(- [^\n]*\n)*- [^\n]*keep:Rekey[^\n]*: operations run/);
+  });
+
+  test("a configuration version is refused with the reason, not printed as a program that cannot compile", async () => {
+    const cli = path.join(repoRoot, "dist", "cli", "main.js");
+    const failed = await run(process.execPath, [cli, "import", "workspaces:ConfigurationVersion", "cv-abc123", ...Object.entries(config).map(([k, v]) => `--config=${k}=${v}`)], { env }).then(
+      () => undefined,
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toBe("");
+    expect(failed?.stderr).toMatch(/workspaces:ConfigurationVersion cannot be imported: a version's content cannot be read back/);
+  });
 });

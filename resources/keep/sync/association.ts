@@ -144,6 +144,11 @@ export const associationSpec = resourceSpec({
       types: ["keep:SyncCloudASmDestination", "keep:SyncCloudBKvDestination", "keep:SyncCloudCSmDestination", "keep:SyncRepoHostDestination", "keep:SyncWebHostProjectDestination"],
       id: (name, v) => keepId(v, `${v.destinationType}/${name}`),
     },
+    secretName: {
+      types: ["keep:KvSecret"],
+      id: (name, v) => keepId(v, `${v.mount}/${name}`),
+      output: "path",
+    },
   },
   inputs,
   computed,
