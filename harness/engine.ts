@@ -28,6 +28,11 @@ export interface Step {
   /** Inputs that changed (update and replace). */
   diffs?: string[];
   replaces?: string[];
+  /**
+   * The checked inputs the resource has after the step (create, same, update, replace): in a
+   * preview, what the run plans. Policies can check them before anything is changed.
+   */
+  inputs?: Props;
 }
 
 export interface StateResource {
@@ -451,7 +456,7 @@ export class Engine {
     };
 
     if (!old) {
-      steps.push({ op: "create", urn, type, name });
+      steps.push({ op: "create", urn, type, name, inputs: withoutProvider(inputs) });
       if (preview) return answer("", inputs);
       const { id, outputs } = await create();
       this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
@@ -464,12 +469,12 @@ export class Engine {
     );
     const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
     if (diff.changes === "none" && !old.initErrors) {
-      steps.push({ op: "same", urn, type, name });
+      steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
       this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies });
       return answer(old.id, old.outputs);
     }
     if (replaces.length) {
-      steps.push({ op: "replace", urn, type, name, diffs, replaces });
+      steps.push({ op: "replace", urn, type, name, diffs, replaces, inputs: withoutProvider(inputs) });
       if (preview) return answer("", inputs);
       if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
         await host.delete(urn, old.id, old.outputs, old.inputs);
@@ -483,7 +488,7 @@ export class Engine {
       await host.delete(urn, old.id, old.outputs, old.inputs);
       return answer(id, outputs);
     }
-    steps.push({ op: "update", urn, type, name, diffs });
+    steps.push({ op: "update", urn, type, name, diffs, inputs: withoutProvider(inputs) });
     if (preview) return answer(old.id, { ...old.outputs, ...inputs });
     const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
       throw new Error(`${urn}: update failed: ${e.message}`);

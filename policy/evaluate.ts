@@ -20,6 +20,15 @@ export interface PolicyViolation {
   urn?: string;
 }
 
+/**
+ * The resources a run plans or made, as the policies see them: every step of a harness run
+ * (`engine.preview(program)` or `engine.up(program)`) that leaves a resource, with its checked
+ * inputs. With a preview's result, a policy stops a change before it is made.
+ */
+export function policyTargetsOf(run: { steps: readonly { op: string; urn: string; type: string; name: string; inputs?: Record<string, unknown> }[] }): PolicyTarget[] {
+  return run.steps.filter((s) => s.inputs !== undefined && s.op !== "delete").map((s) => ({ urn: s.urn, type: s.type, name: s.name, props: s.inputs! }));
+}
+
 /** Each policy's configuration, as a pack's config file gives it: `{ "<policy>": { ... } }`. */
 export type PoliciesConfig = Record<string, Record<string, unknown> | undefined>;
 

@@ -24,7 +24,7 @@ import type {
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { AnySpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { AnySpec, isOperationSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
 
 export type KeepstackPolicy = ResourceValidationPolicy | StackValidationPolicy;
@@ -118,10 +118,14 @@ export function takesSecretReference(schema: z.ZodType | undefined): boolean {
   return schema.safeParse({ fromConfig: "project:key" }).success && !schema.safeParse({ fromConfig: "project:key", unknownKey: "x" }).success;
 }
 
-/** Inputs of a spec that take a secret either as a value or as a reference (design §8). */
+/**
+ * Credential inputs of a spec that take a secret either as a value or as a reference (design §8);
+ * secret data (a value to encode, `secretData`) is left to the program.
+ */
 export function referenceableSecretInputs(spec: AnySpec): string[] {
   const shape = spec.inputs.shape as Record<string, z.ZodType>;
-  return (spec.secretInputs ?? []).filter((key) => takesSecretReference(shape[key]));
+  const data = new Set<string>(isOperationSpec(spec) ? spec.secretData ?? [] : []);
+  return (spec.secretInputs ?? []).filter((key) => takesSecretReference(shape[key]) && !data.has(key));
 }
 
 /** Every rule, with the options' settings. */
@@ -217,5 +221,5 @@ export function keepstackPolicies(options: KeepstackPolicyOptions = {}): Keepsta
   return [egpWildcard, exportableTokenization, secretsByReference, skipTlsVerify, workspaceAutoApply, acknowledgedOperations];
 }
 
-export { evaluatePolicies } from "./evaluate";
+export { evaluatePolicies, policyTargetsOf } from "./evaluate";
 export type { PolicyViolation, PolicyTarget } from "./evaluate";

@@ -128,6 +128,11 @@ export interface OperationSpec<S extends InputShape = InputShape, O extends Inpu
   secretInputs?: readonly (keyof z.output<S> & string)[];
   secretOutputs?: readonly (keyof z.output<O> & string)[];
   /**
+   * Secret inputs that are data, not credentials (a value to encode): a Pulumi secret is the usual
+   * way to give them, so the secrets-by-reference policy leaves them alone.
+   */
+  secretData?: readonly (keyof z.output<S> & string)[];
+  /**
    * Inputs that must be `true` before an irreversible operation runs, each with what it accepts
    * ("every piece of data on the secondary is wiped"); `when` limits one to some inputs (a forced
    * promotion). Checked in preview.

@@ -9,7 +9,8 @@ import { keep, workspaces } from "pulumi-keepstack";
 import { Engine, Program } from "../../harness";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "../../emulator/workspaces";
-import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarget, POLICY_NAMES, referenceableSecretInputs } from "../../policy";
+import * as pulumi from "@pulumi/pulumi";
+import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarget, policyTargetsOf, POLICY_NAMES, referenceableSecretInputs } from "../../policy";
 import { allSpecs } from "../../resources/registry";
 import { keepConfig } from "../support/keep-stack";
 import { workspacesConfig } from "../workspaces/workspaces-stack";
@@ -161,5 +162,38 @@ describe("pulumi-keepstack/policy", () => {
       [POLICY_NAMES.workspaceAutoApply]: "mandatory",
       [POLICY_NAMES.acknowledgedOperations]: "mandatory",
     });
+  });
+
+  test("a preview's planned resources are checked, so a policy stops a change before it is made", async () => {
+    const engine = new Engine({ project: "policy-test", config: { ...keepConfig(keepEmu), ...workspacesConfig(wsEmu) }, secretConfig: ["keep:token"] });
+    try {
+      keepEmu.log.clear();
+      const plan = await engine.preview(() => {
+        new keep.transform.Transformation("t", { name: "exportable-plan", type: "tokenization", mappingMode: "exportable" });
+        new keep.sync.WebHostProjectDestination("plain", { name: "plain", projectId: "prj_1", deploymentEnvironments: ["production"], accessToken: "web-host-token" });
+      });
+      // Nothing was sent: the plan is what the policies judge.
+      expect(keepEmu.log.count).toBe(0);
+      const found = (await evaluatePolicies(keepstackPolicies(), policyTargetsOf(plan))).map((v) => v.policy).sort();
+      expect(found).toEqual([POLICY_NAMES.exportableTokenization, POLICY_NAMES.secretsByReference].sort());
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test("secret data (the value an EncodedValue encodes) may be a Pulumi secret, as the transform docs show; a credential may not", async () => {
+    const engine = new Engine({ project: "policy-test", config: { ...keepConfig(keepEmu), ...workspacesConfig(wsEmu) }, secretConfig: ["keep:token"] });
+    try {
+      const plan = await engine.preview(() => {
+        new keep.transform.EncodedValue("contact", { role: "payments", transformation: "emails", value: pulumi.secret("billing@example.com") });
+        new keep.transform.Store("tokens", { name: "tokens", driver: "postgres", connectionString: "postgresql://{{username}}:{{password}}@db/tokens", username: "u", password: pulumi.secret("store-password") });
+      });
+      const found = (await evaluatePolicies(keepstackPolicies(), policyTargetsOf(plan))).map((v) => `${v.policy}: ${v.message}`);
+      expect(found).toEqual([
+        `${POLICY_NAMES.secretsByReference}: password is given as a value: give it by reference, e.g. { fromConfig: "<project>:<key>" } with \`pulumi config set --secret\`, so it stays out of the state`,
+      ]);
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -50,6 +50,7 @@ export const encodedValueSpec = operationSpec({
   }),
   secretInputs: ["value"],
   secretOutputs: ["encodedValue"],
+  secretData: ["value"],
   label: (values) => `${values.mount}/encode/${values.role}`,
   async run(ctx, values) {
     const result = await encode(
