@@ -80,12 +80,12 @@ export type ConfigLookup = (key: string) => string | undefined;
 function parseBoolean(value: string, name: string): boolean {
   if (/^(1|true|yes)$/i.test(value)) return true;
   if (/^(0|false|no|)$/i.test(value)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+  throw new ConfigError(`${name} must be true or false, got "${value}"`, name.split(" ")[0]);
 }
 
 function parseNumber(value: string, name: string, min: number): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${value}"`);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${value}"`, name.split(" ")[0]);
   return n;
 }
 
@@ -95,7 +95,7 @@ function loadCa(value: string, name: string): string {
   try {
     return fs.readFileSync(value, "utf8");
   } catch (e) {
-    throw new ConfigError(`${name}: cannot read CA file ${value}: ${(e as Error).message}`);
+    throw new ConfigError(`${name}: cannot read CA file ${value}: ${(e as Error).message}`, name.split(" ")[0]);
   }
 }
 
@@ -125,10 +125,11 @@ export function resolveServiceConfig(
   }
   const raw: Record<string, string | undefined> = {};
   const label: Record<string, string> = {};
+  // An empty value is no value, in stack config as in the environment: it never hides the other.
   const valueOf = (s: Setting, c?: string): string | undefined => {
     const fromConfig = lookup(`${configPrefix(service, c)}:${s.key}`);
     const fromEnv = s.env ? env[envName(s.env, c)] : undefined;
-    return fromConfig ?? (fromEnv === "" ? undefined : fromEnv);
+    return (fromConfig === "" ? undefined : fromConfig) ?? (fromEnv === "" ? undefined : fromEnv);
   };
   for (const s of SETTINGS[service]) {
     // A named cluster has no default address: a missing setting must not reach the default cluster.
@@ -141,7 +142,9 @@ export function resolveServiceConfig(
     throw new ConfigError(`${what}: no address configured: set ${label.address}`);
   }
   const address = raw.address.replace(/\/+$/, "");
-  if (!/^https?:\/\//.test(address)) throw new ConfigError(`${label.address} must be an http:// or https:// URL, got "${address}"`);
+  if (!/^https?:\/\/[^/]/.test(address)) {
+    throw new ConfigError(`${label.address} must be an http:// or https:// URL, such as https://${address.replace(/^[a-z]+:\/*/i, "")}; got "${address}"`, `${configPrefix(service, cluster)}:address`);
+  }
   return {
     service,
     cluster,

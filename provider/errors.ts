@@ -29,7 +29,7 @@ export interface ApiErrorFacts {
 }
 
 /** Codes of failures that happen before a request leaves: the service cannot have acted on it. */
-const NEVER_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ERR_CANCELED", "ERR_BAD_OPTION_VALUE"]);
+const NEVER_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ERR_CANCELED", "ERR_BAD_OPTION_VALUE", "EPROTO"]);
 
 /**
  * Whether a failed attempt may have reached the service and acted: no answer to a request that may
@@ -131,6 +131,13 @@ export class ResponseShapeError extends Error {
 /** Bad configuration (a missing address, an unreadable CA file). */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+  constructor(
+    message: string,
+    /** The setting at fault (`keep:address`), when one is; absent for a setting that is merely missing. */
+    readonly setting?: string,
+  ) {
+    super(message);
+  }
 }
 
 /**

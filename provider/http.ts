@@ -8,7 +8,7 @@ import axios, { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import axiosRetry, { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
 import { ApiError, ApiErrorDetail, attemptMayHaveActed } from "./errors";
-import { certificateProblemOf, isCertificateRefusal } from "./tls-problems";
+import { certificateProblemOf, isCertificateRefusal, schemeMismatchOf } from "./tls-problems";
 
 /** Which failures are retried, and how long to wait. One policy per client; a call may override it (`retry`). */
 export interface RetryPolicy {
@@ -233,7 +233,7 @@ export function apiErrorOf(config: ServiceConfig, basePath: string, error: Axios
   const retries = (cfg as { "axios-retry"?: IAxiosRetryConfigExtended })["axios-retry"]?.retryCount ?? 0;
   const method = (cfg.method ?? "get").toUpperCase();
   const code = error.response ? undefined : error.code;
-  const certificate = error.response ? undefined : certificateProblemOf(config, error.code);
+  const certificate = error.response ? undefined : certificateProblemOf(config, error.code) ?? schemeMismatchOf(config, error);
   return new ApiError(config.service, method, pathOf(cfg, basePath), error.response?.status ?? 0, errorDetailsOf(error.response?.data), {
     retries,
     code,

@@ -7,8 +7,8 @@ import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
-import { ResourceSpec, shortTypeOf, tokenOf } from "./spec";
-import { containsUnknown } from "./unknowns";
+import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
+import { containsUnknown, isUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
 
 export const PROVIDER_KEY = "__provider";
@@ -61,6 +61,40 @@ export function describe(token: string, objectId: string, operation: string, cau
   if (cause instanceof ApiError) return failureMessage(head, cause);
   if (cause instanceof ConfigError) return `${head}: ${cause.message}`;
   return `${head}: ${cause instanceof Error ? cause.message : String(cause)}`;
+}
+
+/**
+ * A refusal that names, quoted, the value of an input that refers to another object (the spec's
+ * `references`: a transformation's template) gets advice naming that input and what to check,
+ * instead of the generic "fix the property it names".
+ */
+function withReferenceAdvice(spec: ResourceSpec, inputs: Props, e: unknown): unknown {
+  if (!(e instanceof ApiError) || (e.status !== 400 && e.status !== 404) || !spec.references) return e;
+  const said = e.messages.join(" ");
+  for (const [key, ref] of Object.entries(spec.references as Record<string, { types: readonly string[] } | undefined>)) {
+    const values = ([] as unknown[]).concat(inputs[key] ?? []).filter((v): v is string => typeof v === "string");
+    const named = values.find((v) => said.includes(`"${v}"`));
+    if (!ref || !named) continue;
+    return e.withAdvice(
+      `check ${key}: "${named}" names no ${ref.types.join(" or ")} the service holds; declare it in this program and pass its output (so it is made first), or create it, then run again`,
+    );
+  }
+  return e;
+}
+
+/**
+ * Settings of the resource's connection that are set but cannot work (an address without its
+ * scheme, a CA file that cannot be read): seen in preview, where stack config and the environment
+ * are at hand, rather than at apply. A missing address is left to apply, where it is needed.
+ */
+function connectionProblems(service: ServiceModule, cluster: unknown, context: () => OperationContext): CheckFailure[] {
+  try {
+    context().config(service, typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined);
+    return [];
+  } catch (e) {
+    if (!(e instanceof ConfigError) || !e.setting) return [];
+    return [{ property: e.setting, reason: e.message }];
+  }
 }
 
 /**
@@ -160,6 +194,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const inState = Object.keys(withoutProvider(olds)).length > 0;
       if (result.value) {
         failures.push(...fingerprintReferences(inputs, olds, context()));
+        failures.push(...connectionProblems(spec.module, inputs.cluster, context));
         const builtIn = !inState && !inputs[ADOPT_KEY] ? spec.builtIn?.(inputs as never) : undefined;
         if (builtIn) {
           failures.push({
@@ -268,7 +303,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             reasons: e.reasons,
           });
         }
-        return fail(naturalId, "create", e);
+        return fail(naturalId, "create", withReferenceAdvice(spec, inputs, e));
       }
     },
 
@@ -294,7 +329,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         const computed = await spec.update(ctx, id, resolveReferences(inputs, ctx) as never, withoutProvider(olds));
         return { outs: outputsOf(inputs, computed) };
       } catch (e) {
-        return fail(id, "update", e);
+        return fail(id, "update", withReferenceAdvice(spec, inputs, e));
       }
     },
 

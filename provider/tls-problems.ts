@@ -66,3 +66,26 @@ export function certificateProblemOf(config: Pick<ServiceConfig, "service" | "cl
   }
   return { reason, advice };
 }
+
+/**
+ * A TLS/scheme mismatch: an `https://` address on a port that speaks plain HTTP (OpenSSL reads the
+ * HTTP answer as a malformed record: EPROTO, "wrong version number"), or an `http://` address on a
+ * TLS port (the HTTP parser meets a TLS record).
+ */
+export function schemeMismatchOf(config: Pick<ServiceConfig, "service" | "cluster" | "address">, failure: { code?: string; message?: string }): CertificateProblem | undefined {
+  const label = settingLabel(config.service, "address", config.cluster);
+  const text = `${failure.code ?? ""} ${failure.message ?? ""}`;
+  if (config.address.startsWith("https:") && /EPROTO|wrong version number|packet length too long|record layer failure/i.test(text)) {
+    return {
+      reason: "the service answered in plain HTTP, not TLS: a TLS/scheme mismatch (the address says https://)",
+      advice: `use http:// in ${label}, or the port where the service serves TLS`,
+    };
+  }
+  if (config.address.startsWith("http:") && /HPE_INVALID_CONSTANT|Parse Error|HPE_INVALID_VERSION/i.test(text)) {
+    return {
+      reason: "the service answered with TLS, not plain HTTP: a TLS/scheme mismatch (the address says http://)",
+      advice: `use https:// in ${label}, or the port where the service serves plain HTTP`,
+    };
+  }
+  return undefined;
+}
