@@ -116,6 +116,22 @@ function installedPackageTests(project: () => string) {
     expect(errors.filter((line) => !/^node_modules\/(zod|pino|@pulumi\/policy)\//.test(line))).toEqual([]);
   });
 
+  test("every relative link of the installed README and docs resolves inside the installed package", () => {
+    const installed = path.join(project(), "node_modules", "pulumi-keepstack");
+    const pages = ["README.md", ...fs.readdirSync(path.join(installed, "docs")).map((f) => path.join("docs", f))];
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = fs.readFileSync(path.join(installed, page), "utf8");
+      for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        const target = m[1];
+        if (/^[a-z]+:/.test(target)) continue;
+        if (!fs.existsSync(path.join(installed, path.dirname(page), target))) broken.push(`${page} -> ${target}`);
+      }
+    }
+    expect(pages.length).toBeGreaterThan(5);
+    expect(broken).toEqual([]);
+  });
+
   test("the CI example's test job: the emulator started and read with eval, the program's tests, the emulator stopped", () => {
     const dir = project();
     const ci = path.join(repoRoot, "examples", "ci");
