@@ -99,9 +99,10 @@ describe("MeshClient", () => {
   });
 
   test("the attempt timeout grows by the wait, so a blocking query longer than timeoutSeconds is not cut short", async () => {
-    const client = clientWith({ "mesh:timeoutSeconds": "0.1", "mesh:maxRetries": "0" });
-    const first = await client.leafCertificate("patient");
-    const waited = await client.leafCertificate("patient", { blocking: { index: first.index!, wait: "300ms" } });
+    const first = await clientWith().leafCertificate("patient");
+    // The wait (2 s) is longer than the timeout (1 s): the attempt may last both, with a second to spare.
+    const client = clientWith({ "mesh:timeoutSeconds": "1", "mesh:maxRetries": "0" });
+    const waited = await client.leafCertificate("patient", { blocking: { index: first.index!, wait: "2s" } });
     expect(waited.index).toBe(first.index);
     expect(waited.body.SerialNumber).toBe(first.body.SerialNumber);
   });
