@@ -7,6 +7,7 @@
  * every secrets engine the package covers mounted at its conventional path (unless `bare`), and as
  * many secrets-service clusters on one replication network as `clusters` names.
  */
+import "./requirements"; // first: names every missing emulator package at once
 import { KeepCluster, ReplicationNetwork, startKeepClusters } from "./keep/replication";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "./workspaces";
 import { startMeshEmulator, MeshEmulator } from "./mesh";

@@ -54,13 +54,25 @@ export type ResourceOutputs<S extends InputShape, O extends InputShape> = {
   readonly [K in keyof z.output<S>]-?: pulumi.Output<z.output<S>[K]>;
 } & { readonly [K in keyof z.output<O>]-?: pulumi.Output<z.output<O>[K]> };
 
-export interface ResourceClass<A, O> {
+/**
+ * What the public declarations are generated from (scripts/public-types.ts): the schemas of a class's
+ * inputs and computed outputs. Type-level only: no class has this property at run time.
+ */
+export interface DeclarationSource<S extends InputShape, O extends InputShape, Extra> {
+  inputs: S;
+  computed: O;
+  /** `adopt` of an object, `triggers` of an operation. */
+  extra: Extra;
+}
+
+export interface ResourceClass<A, O, D = unknown> {
   new (name: string, args: A, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
   /** A read-only reference to an existing object, by its natural ID. */
   get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
   /** The type token, as `@pulumi/policy` expects it. */
   readonly __pulumiType: string;
   isInstance(obj: unknown): boolean;
+  readonly __declarationSource?: D;
 }
 
 /** A secret input is wrapped as a Pulumi secret, unless it is a reference (design §8): that stays plain. */
@@ -74,10 +86,10 @@ function secretUnlessReference(value: unknown): unknown {
 
 export function defineResource<S extends InputShape, O extends InputShape>(
   spec: OperationSpec<S, O>,
-): ResourceClass<OperationArgs<S>, ResourceOutputs<S, O>>;
+): ResourceClass<OperationArgs<S>, ResourceOutputs<S, O>, DeclarationSource<S, O, TriggerArgs>>;
 export function defineResource<S extends InputShape, O extends InputShape>(
   spec: ResourceSpec<S, O>,
-): ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>>;
+): ResourceClass<ResourceArgs<S>, ResourceOutputs<S, O>, DeclarationSource<S, O, AdoptionArgs>>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClass<any, any> {
   const token = tokenOf(spec);

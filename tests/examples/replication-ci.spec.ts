@@ -15,7 +15,7 @@ test("the replication example's tests pass against `emulator --clusters main,dr`
   for (const m of started.matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)) env[m[1]] = m[2];
   expect(Object.keys(env)).toEqual(expect.arrayContaining(["KEEP_ADDR", "KEEP_TOKEN", "KEEP_DR_ADDR", "KEEP_DR_TOKEN", "KEEPSTACK_EMULATOR_PID"]));
   try {
-    const run = spawnSync(process.execPath, ["--test", "test/"], { cwd: path.join(root, "examples", "replication"), env: { ...process.env, ...env }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--test", "test/**/*.test.js"], { cwd: path.join(root, "examples", "replication"), env: { ...process.env, ...env }, encoding: "utf8" });
     expect(run.stdout).toMatch(/# pass 1\n# fail 0/);
     expect(run.status).toBe(0);
   } finally {

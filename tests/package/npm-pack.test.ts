@@ -207,6 +207,8 @@ describe("npm pack", () => {
           // A policy pack's own dependency: pulumi-keepstack/policy uses only its types.
           "@pulumi/policy": versions["@pulumi/policy"],
         },
+        // The emulator's packages, as a project whose tests start it installs them (its optional peers).
+        devDependencies: Object.fromEntries(Object.entries(pkg.peerDependencies as Record<string, string>).filter(([name]) => name !== "ts-node" && name !== "@pulumi/policy")),
         // The scripts of the CI example, whose test job runs here.
         scripts: JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "ci", "package.json"), "utf8")).scripts,
       }),
