@@ -23,8 +23,8 @@ import type {
 } from "@pulumi/policy";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { z } from "zod";
-import { AnySpec, isOperationSpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { AnySpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { referenceableSecretInputs } from "./secret-inputs";
 import { allSpecs } from "../resources/registry";
 
 export type KeepstackPolicy = ResourceValidationPolicy | StackValidationPolicy;
@@ -107,25 +107,6 @@ function skipTlsSettings(config: Record<string, string | undefined>, env: NodeJS
   for (const [key, value] of Object.entries(config)) if (/^(keep|workspaces|mesh)(-[a-z][a-z0-9-]*)?:skipTlsVerify$/.test(key) && truthy(value)) found.push(key);
   for (const [name, value] of Object.entries(env)) if (/^(KEEP|WORKSPACES|MESH)(_[A-Z0-9_]+)?_SKIP_VERIFY$/.test(name) && truthy(value)) found.push(name);
   return found.sort();
-}
-
-/**
- * Whether an input's schema takes a secret reference (provider/secret-ref.ts): it accepts one and
- * refuses one with an unknown key, as the strict reference schema does (a map of strings takes both).
- */
-export function takesSecretReference(schema: z.ZodType | undefined): boolean {
-  if (!schema) return false;
-  return schema.safeParse({ fromConfig: "project:key" }).success && !schema.safeParse({ fromConfig: "project:key", unknownKey: "x" }).success;
-}
-
-/**
- * Credential inputs of a spec that take a secret either as a value or as a reference (design §8);
- * secret data (a value to encode, `secretData`) is left to the program.
- */
-export function referenceableSecretInputs(spec: AnySpec): string[] {
-  const shape = spec.inputs.shape as Record<string, z.ZodType>;
-  const data = new Set<string>(isOperationSpec(spec) ? spec.secretData ?? [] : []);
-  return (spec.secretInputs ?? []).filter((key) => takesSecretReference(shape[key]) && !data.has(key));
 }
 
 /** Every rule, with the options' settings. */

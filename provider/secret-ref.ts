@@ -23,12 +23,28 @@ export type SecretReference =
 /** A secret input: the value, or a reference to where the provider host finds it. */
 export type SecretInput = string | SecretReference;
 
+/** Set by the provider, never by a program: the value's salted fingerprint, so a changed credential plans an update. */
 const fingerprintText = z.string().regex(/^scrypt\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/, "is not a fingerprint this package wrote").optional();
 
 const referenceSchema = z.union([
-  z.object({ fromConfig: z.string().regex(/^[^:\s]+:[^\s]+$/, "must be a stack config key such as `app:dbPassword`"), fingerprint: fingerprintText }).strict(),
-  z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"), fingerprint: fingerprintText }).strict(),
-  z.object({ fromFile: z.string().min(1, "must be a file path"), fingerprint: fingerprintText }).strict(),
+  z.object({
+    /** Stack config key holding the value, best set with `pulumi config set --secret` (`app:dbPassword`). */
+    fromConfig: z.string().regex(/^[^:\s]+:[^\s]+$/, "must be a stack config key such as `app:dbPassword`"),
+    /** Set by the provider, never by a program: the value's salted fingerprint. */
+    fingerprint: fingerprintText,
+  }).strict(),
+  z.object({
+    /** Environment variable holding the value where pulumi runs. */
+    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"),
+    /** Set by the provider, never by a program: the value's salted fingerprint. */
+    fingerprint: fingerprintText,
+  }).strict(),
+  z.object({
+    /** File holding the value (a trailing newline is not part of it), relative to where pulumi runs. */
+    fromFile: z.string().min(1, "must be a file path"),
+    /** Set by the provider, never by a program: the value's salted fingerprint. */
+    fingerprint: fingerprintText,
+  }).strict(),
 ]);
 
 /**

@@ -61,25 +61,40 @@ export interface EncodeItem {
 export interface DecodeItem {
   /** The encoded value (token or FPE ciphertext). */
   value: string;
+  /** Transformation; may be left out when the role has exactly one. */
   transformation?: string;
   /** FPE with a `supplied` or `generated` tweak source: base64 of 7 bytes, as at encode. */
   tweak?: string;
+  /** Echoed in the item's result. */
   reference?: string;
 }
 
 /** One token (or, for `isTokenized`, one plaintext) of a tokenization query batch. */
 export interface TokenItem {
+  /** The token (or, for `isTokenized`, the plaintext). */
   value: string;
+  /** Transformation; may be left out when the role has exactly one. */
   transformation?: string;
+  /** Echoed in the item's result. */
   reference?: string;
 }
 
+interface Batch<Item> {
+  /** The values, in order; the results come back in the same order. */
+  batchInput: Item[];
+}
+
+interface DecodeFormat {
+  /** One of the template's named decode formats; the value comes back in that format. */
+  decodeFormat?: string;
+}
+
 export type EncodeArgs = RoleArgs & Omit<EncodeItem, "reference">;
-export type EncodeBatchArgs = RoleArgs & { batchInput: EncodeItem[] };
-export type DecodeArgs = RoleArgs & Omit<DecodeItem, "reference"> & { decodeFormat?: string };
-export type DecodeBatchArgs = RoleArgs & { batchInput: DecodeItem[]; decodeFormat?: string };
+export type EncodeBatchArgs = RoleArgs & Batch<EncodeItem>;
+export type DecodeArgs = RoleArgs & Omit<DecodeItem, "reference"> & DecodeFormat;
+export type DecodeBatchArgs = RoleArgs & Batch<DecodeItem> & DecodeFormat;
 export type TokenArgs = RoleArgs & Omit<TokenItem, "reference">;
-export type TokenBatchArgs = RoleArgs & { batchInput: TokenItem[] };
+export type TokenBatchArgs = RoleArgs & Batch<TokenItem>;
 
 export interface EncodeResult {
   encodedValue: string;

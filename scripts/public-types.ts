@@ -1,0 +1,383 @@
+/**
+ * Writes the package's public declarations (`dist/index.d.ts`) from the sources, after `tsc`: every
+ * resource class with a named `<Name>Args` interface and its outputs as properties, each carrying the
+ * JSDoc written on its schema; every function, error class and exported type with its types spelled
+ * out. The result names only `@pulumi/pulumi` and the standard library: a program compiles against
+ * it with any tsconfig, and no schema library's declarations are checked there.
+ *
+ * Run by `npm run build`; `tests/types/public-declarations.test.ts` checks what it writes.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as ts from "typescript";
+
+const root = path.join(__dirname, "..");
+
+/** A type printed, or the reason it cannot be (which fails the build: the declarations would lie). */
+class Unprintable extends Error {}
+
+function createChecker(): { program: ts.Program; checker: ts.TypeChecker } {
+  const configPath = path.join(root, "tsconfig.build.json");
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } })!;
+  const program = ts.createProgram({ rootNames: [path.join(root, "index.ts")], options: parsed.options });
+  return { program, checker: program.getTypeChecker() };
+}
+
+export function generatePublicDeclarations(): string {
+  const { program, checker } = createChecker();
+  const entry = program.getSourceFile(path.join(root, "index.ts"))!;
+  const entrySymbol = checker.getSymbolAtLocation(entry)!;
+
+  const resolve = (s: ts.Symbol) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+  const propType = (t: ts.Type, name: string): ts.Type | undefined => {
+    const p = t.getProperty(name);
+    return p ? checker.getTypeOfSymbol(p) : undefined;
+  };
+  const docOf = (s: ts.Symbol | undefined): string => {
+    if (!s) return "";
+    const text = ts.displayPartsToString(s.getDocumentationComment(checker)).trim();
+    const tags = s
+      .getJsDocTags(checker)
+      .map((t) => `@${t.name}${t.text ? ` ${ts.displayPartsToString(t.text)}` : ""}`)
+      .join("\n");
+    return [text, tags].filter(Boolean).join("\n");
+  };
+  const jsdoc = (doc: string, indent: string): string => {
+    if (!doc) return "";
+    const lines = doc.replace(/\*\//g, "*\\/").split("\n");
+    if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
+    return `${indent}/**\n${lines.map((l) => `${indent} *${l ? ` ${l}` : ""}`).join("\n")}\n${indent} */\n`;
+  };
+  const isClassFactory = (t: ts.Type) => t.getProperty("__declarationSource") !== undefined;
+
+  // First pass: the public name of every exported type, so a reference to it prints by that name.
+  const publicNames = new Map<ts.Symbol, string>();
+  const collect = (moduleSymbol: ts.Symbol, prefix: string) => {
+    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+      const target = resolve(exported);
+      const name = `${prefix}${exported.name}`;
+      if (target.flags & ts.SymbolFlags.ValueModule && target.valueDeclaration && ts.isSourceFile(target.valueDeclaration)) {
+        collect(target, `${name}.`);
+        continue;
+      }
+      if (target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)) publicNames.set(target, name);
+      if (target.flags & ts.SymbolFlags.TypeAlias && !(target.flags & ts.SymbolFlags.Value)) publicNames.set(target, name);
+    }
+  };
+  collect(entrySymbol, "");
+
+  const libraryFile = (s: ts.Symbol | undefined) => {
+    const file = s?.declarations?.[0]?.getSourceFile();
+    if (!file) return undefined;
+    if (program.isSourceFileDefaultLibrary(file) || /[\\/]node_modules[\\/]@types[\\/]node[\\/]/.test(file.fileName)) return "std";
+    if (/[\\/]node_modules[\\/]@pulumi[\\/]pulumi[\\/]/.test(file.fileName)) return "pulumi";
+    return undefined;
+  };
+
+  type Mode = "plain" | "input";
+  const printing: ts.Type[] = [];
+
+  /** A type as TypeScript text; `input` allows a Pulumi Input at every level below the top, as the classes do. */
+  function print(type: ts.Type, mode: Mode, indent: string): string {
+    if (printing.includes(type)) throw new Unprintable(`a recursive type (${checker.typeToString(type)})`);
+    printing.push(type);
+    try {
+      return printUnguarded(type, mode, indent);
+    } finally {
+      printing.pop();
+    }
+  }
+
+  function printUnion(members: ts.Type[], mode: Mode, indent: string): string {
+    const hasTrue = members.some((m) => m.flags & ts.TypeFlags.BooleanLiteral && (m as unknown as { intrinsicName: string }).intrinsicName === "true");
+    const hasFalse = members.some((m) => m.flags & ts.TypeFlags.BooleanLiteral && (m as unknown as { intrinsicName: string }).intrinsicName === "false");
+    const parts: string[] = [];
+    // undefined and null read best last.
+    const rank = (t: ts.Type) => (t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null) ? 1 : 0);
+    for (const m of [...members].sort((a, b) => rank(a) - rank(b))) {
+      if (m.flags & ts.TypeFlags.BooleanLiteral && hasTrue && hasFalse) {
+        if (!parts.includes("boolean")) parts.push("boolean");
+        continue;
+      }
+      const text = print(m, mode, indent);
+      if (parts.includes(text)) continue;
+      parts.push(m.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) && /=>/.test(text) ? `(${text})` : text);
+    }
+    return parts.join(" | ");
+  }
+
+  function printUnguarded(type: ts.Type, mode: Mode, indent: string): string {
+    const f = type.flags;
+    if (f & ts.TypeFlags.Any) return "any";
+    if (f & ts.TypeFlags.Unknown) return "unknown";
+    if (f & ts.TypeFlags.Never) return "never";
+    if (f & ts.TypeFlags.Void) return "void";
+    if (f & ts.TypeFlags.Undefined) return "undefined";
+    if (f & ts.TypeFlags.Null) return "null";
+    if (f & ts.TypeFlags.String) return "string";
+    if (f & ts.TypeFlags.Number) return "number";
+    if (f & ts.TypeFlags.Boolean) return "boolean";
+    if (f & ts.TypeFlags.BigInt) return "bigint";
+    if (f & ts.TypeFlags.ESSymbol) return "symbol";
+    if (f & ts.TypeFlags.StringLiteral) return JSON.stringify((type as ts.StringLiteralType).value);
+    if (f & ts.TypeFlags.NumberLiteral) return String((type as ts.NumberLiteralType).value);
+    if (f & ts.TypeFlags.BooleanLiteral) return (type as unknown as { intrinsicName: string }).intrinsicName;
+    if (f & ts.TypeFlags.TemplateLiteral) return checker.typeToString(type);
+    if (f & ts.TypeFlags.TypeParameter) return type.getSymbol()!.name;
+    const output = outputOf(type);
+    if (output) return `pulumi.Output<${print(output, "plain", indent)}>`;
+    if (type.isUnion()) return printUnion(type.types, mode, indent);
+
+    const named = publicNames.get(type.aliasSymbol ?? type.getSymbol()!);
+    if (named && mode === "plain") return named;
+
+    if (checker.isArrayType(type) || checker.isTupleType(type)) {
+      const args = checker.getTypeArguments(type as ts.TypeReference);
+      const readonly = type.getSymbol()?.name === "ReadonlyArray" ? "readonly " : "";
+      if (checker.isTupleType(type)) return `${readonly}[${args.map((a) => member(a, mode, indent)).join(", ")}]`;
+      const element = member(args[0], mode, indent);
+      return `${readonly}${/[|&]/.test(element) && !element.startsWith("pulumi.Input<") ? `(${element})` : element}[]`;
+    }
+
+    const symbol = type.aliasSymbol ?? type.getSymbol();
+    const library = libraryFile(symbol);
+    // A mapped utility (`Record<string, string>`) is spelled out for inputs: its members take Inputs too.
+    const expandForInputs = mode === "input" && type.aliasSymbol !== undefined && ["Record", "Partial", "Required", "Readonly", "Pick", "Omit"].includes(type.aliasSymbol.name);
+    if (library && !expandForInputs && symbol && symbol.name !== "__type" && symbol.name !== "__object") {
+      const args = type.aliasSymbol ? (type.aliasTypeArguments ?? []) : type.flags & ts.TypeFlags.Object && (type as ts.ObjectType).objectFlags & ts.ObjectFlags.Reference ? checker.getTypeArguments(type as ts.TypeReference) : [];
+      const name = library === "pulumi" ? `pulumi.${pulumiName(symbol)}` : symbol.name;
+      return args.length ? `${name}<${args.map((a) => print(a, "plain", indent)).join(", ")}>` : name;
+    }
+
+    if (type.getCallSignatures().length > 0 && type.getProperties().length === 0) {
+      return type.getCallSignatures().map((s) => printSignature(s, indent, "=>")).join(" & ");
+    }
+    if (f & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) return printObject(type, mode, indent);
+    throw new Unprintable(`type ${checker.typeToString(type)}`);
+  }
+
+  /**
+   * The T of a `pulumi.Output<T>`: the SDK declares it as `OutputInstance<T> & Lifted<T>`, which the
+   * checker may spread over T's members, so each member of a union holds the same OutputInstance.
+   */
+  function outputOf(type: ts.Type): ts.Type | undefined {
+    const instanceIn = (t: ts.Type) =>
+      (t.isIntersection() ? t.types : [t]).find((m) => m.getSymbol()?.name === "OutputInstance" && libraryFile(m.getSymbol()) === "pulumi");
+    const members = type.isUnion() ? type.types : [type];
+    const instances = members.map(instanceIn);
+    if (instances.some((i) => i === undefined)) return undefined;
+    const args = instances.map((i) => checker.getTypeArguments(i as ts.TypeReference)[0]);
+    return args.every((a) => a === args[0]) ? args[0] : undefined;
+  }
+
+  /** A member one level down: an Input again in input mode. */
+  function member(type: ts.Type, mode: Mode, indent: string): string {
+    return mode === "input" ? `pulumi.Input<${print(type, mode, indent)}>` : print(type, mode, indent);
+  }
+
+  function pulumiName(symbol: ts.Symbol): string {
+    // The SDK's output types are declared as OutputInstance and friends; programs name them Output/Input.
+    const renames: Record<string, string> = { OutputInstance: "Output" };
+    return renames[symbol.name] ?? symbol.name;
+  }
+
+  function printObject(type: ts.Type, mode: Mode, indent: string, docsFrom?: ts.Type): string {
+    const inner = `${indent}  `;
+    const lines: string[] = [];
+    for (const index of checker.getIndexInfosOfType(type)) {
+      lines.push(`${inner}[key: ${print(index.keyType, "plain", inner)}]: ${member(index.type, mode, inner)};`);
+    }
+    for (const prop of checker.getPropertiesOfType(type)) lines.push(printProperty(prop, mode, inner, docsFrom));
+    return lines.length ? `{\n${lines.join("\n")}\n${indent}}` : "{}";
+  }
+
+  function withoutUndefined(type: ts.Type): ts.Type[] {
+    return type.isUnion() ? type.types.filter((t) => !(t.flags & ts.TypeFlags.Undefined)) : [type];
+  }
+
+  function printProperty(prop: ts.Symbol, mode: Mode, indent: string, docsFrom?: ts.Type, readonly = false): string {
+    const optional = (prop.flags & ts.SymbolFlags.Optional) !== 0;
+    const type = checker.getTypeOfSymbol(prop);
+    // An optional input takes an Output that may hold undefined, as the sources' DeepInput does.
+    const members = outputOf(type) ? [type] : optional && mode !== "input" ? withoutUndefined(type) : type.isUnion() ? type.types : [type];
+    const printed = members.length === 1 ? print(members[0], mode, indent) : printUnion(members, mode, indent);
+    const doc = docOf(prop) || docOf(docsFrom?.getProperty(prop.name));
+    const key = /^[A-Za-z_$][\w$]*$/.test(prop.name) ? prop.name : JSON.stringify(prop.name);
+    const value = mode === "input" ? `pulumi.Input<${printed}>` : printed;
+    return `${jsdoc(doc, indent)}${indent}${readonly ? "readonly " : ""}${key}${optional ? "?" : ""}: ${value};`;
+  }
+
+  function printSignature(signature: ts.Signature, indent: string, arrow: "=>" | ":"): string {
+    const params = signature.getParameters().filter((p) => !isInternalParameter(p));
+    const text = params.map((p) => {
+      const decl = p.valueDeclaration as ts.ParameterDeclaration | undefined;
+      const optional = !!decl && (decl.questionToken !== undefined || decl.initializer !== undefined);
+      const rest = !!decl?.dotDotDotToken;
+      const t = checker.getTypeOfSymbol(p);
+      const members = optional ? withoutUndefined(t) : [t];
+      const printed = namedByDeclaration(decl?.type) ?? (members.length === 1 ? print(members[0], "plain", indent) : printUnion(members, "plain", indent));
+      return `${rest ? "..." : ""}${p.name}${optional ? "?" : ""}: ${printed}`;
+    });
+    const returns = print(signature.getReturnType(), "plain", indent);
+    const typeParameters = (signature.getTypeParameters() ?? []).map((t) => {
+      const constraint = t.getConstraint();
+      return `${t.getSymbol()!.name}${constraint ? ` extends ${print(constraint, "plain", indent)}` : ""}`;
+    });
+    return `${typeParameters.length ? `<${typeParameters.join(", ")}>` : ""}(${text.join(", ")})${arrow === "=>" ? " => " : ": "}${returns}`;
+  }
+
+  /** The public name a declared type refers to (`args: GetCredentialsArgs`), where the checker's type has lost it. */
+  function namedByDeclaration(node: ts.TypeNode | undefined): string | undefined {
+    if (!node || !ts.isTypeReferenceNode(node) || node.typeArguments) return undefined;
+    const symbol = checker.getSymbolAtLocation(node.typeName);
+    return symbol ? publicNames.get(resolve(symbol)) : undefined;
+  }
+
+  /** The operation context a function takes last is for the package's own tests: programs never pass it. */
+  function isInternalParameter(p: ts.Symbol): boolean {
+    const decl = p.valueDeclaration;
+    return !!decl && ts.isParameter(decl) && !!decl.type && /\bOperationContext\b/.test(decl.type.getText());
+  }
+
+  /** `declare` belongs on top-level declarations only: inside a declared namespace all is ambient. */
+  const declare = (indent: string) => (indent === "" ? "declare " : "");
+
+  // Second pass: the declarations.
+  function emitResource(name: string, target: ts.Symbol, factory: ts.Type, indent: string): string {
+    const source = checker.getNonNullableType(propType(factory, "__declarationSource")!);
+    const inputs = propType(source, "inputs")!;
+    const computed = propType(source, "computed")!;
+    const extra = propType(source, "extra")!;
+    const internals = (schema: ts.Type, side: "input" | "output") => propType(propType(schema, "_zod")!, side)!;
+    const inputShape = propType(inputs, "shape")!;
+    const computedShape = propType(computed, "shape")!;
+    const inner = `${indent}  `;
+
+    const args: string[] = [];
+    for (const prop of checker.getPropertiesOfType(internals(inputs, "input"))) args.push(printProperty(prop, "input", inner, inputShape));
+    for (const prop of checker.getPropertiesOfType(extra)) {
+      const decl = prop.valueDeclaration as ts.PropertySignature;
+      args.push(`${jsdoc(docOf(prop), inner)}${inner}${prop.name}?: ${decl.type!.getText()};`);
+    }
+    const outputs: string[] = [];
+    const seen = new Set<string>();
+    for (const [schema, shape] of [[inputs, inputShape], [computed, computedShape]] as const) {
+      for (const prop of checker.getPropertiesOfType(internals(schema, "output"))) {
+        if (seen.has(prop.name)) continue;
+        seen.add(prop.name);
+        const t = checker.getTypeOfSymbol(prop);
+        const optional = (prop.flags & ts.SymbolFlags.Optional) !== 0;
+        const printed = print(t, "plain", inner) + (optional && !/\bundefined\b/.test(print(t, "plain", inner)) ? " | undefined" : "");
+        const doc = docOf(prop) || docOf(shape.getProperty(prop.name));
+        outputs.push(`${jsdoc(doc, inner)}${inner}readonly ${prop.name}: pulumi.Output<${printed}>;`);
+      }
+    }
+    const doc = docOf(target);
+    return [
+      `${jsdoc(`The arguments of {@link ${name}}.`, indent)}${indent}export interface ${name}Args {\n${args.join("\n")}\n${indent}}`,
+      `${jsdoc(`The outputs of {@link ${name}}.`, indent)}${indent}export interface ${name}Outputs {\n${outputs.join("\n")}\n${indent}}`,
+      // The instance has the outputs by merging with this interface.
+      `${indent}export interface ${name} extends ${name}Outputs {}`,
+      `${jsdoc(doc, indent)}${indent}export ${declare(indent)}class ${name} extends pulumi.dynamic.Resource {\n` +
+        `${inner}/** The type token, as \`@pulumi/policy\` expects it. */\n${inner}static readonly __pulumiType: string;\n` +
+        `${inner}static isInstance(obj: unknown): obj is ${name};\n` +
+        `${inner}/** A read-only reference to an existing object, by its natural ID. */\n` +
+        `${inner}static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): ${name};\n` +
+        `${inner}constructor(name: string, args: ${name}Args, opts?: pulumi.CustomResourceOptions);\n${indent}}`,
+    ].join("\n\n");
+  }
+
+  function emitClass(name: string, target: ts.Symbol, indent: string): string {
+    const instance = checker.getDeclaredTypeOfSymbol(target) as ts.InterfaceType;
+    const base = checker.getBaseTypes(instance)[0];
+    const baseName = base ? (publicNames.get(base.getSymbol()!) ?? (libraryFile(base.getSymbol()) === "std" ? base.getSymbol()!.name : undefined)) : undefined;
+    if (base && !baseName) throw new Unprintable(`the base class of ${name}`);
+    const inherited = new Set(base ? checker.getPropertiesOfType(base).map((p) => p.name) : []);
+    const inner = `${indent}  `;
+    const members: string[] = [];
+    for (const prop of checker.getPropertiesOfType(instance)) {
+      if (inherited.has(prop.name) || (prop.valueDeclaration && ts.getCombinedModifierFlags(prop.valueDeclaration as ts.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))) continue;
+      if (prop.flags & ts.SymbolFlags.Method) continue;
+      const isReadonly = !!prop.valueDeclaration && (ts.getCombinedModifierFlags(prop.valueDeclaration as ts.Declaration) & ts.ModifierFlags.Readonly) !== 0;
+      members.push(printProperty(prop, "plain", inner, undefined, isReadonly));
+    }
+    // Programs catch these; they do not make them, so no constructor is declared.
+    members.push(`${inner}private constructor();`);
+    return `${jsdoc(docOf(target), indent)}${indent}export ${declare(indent)}class ${name}${baseName ? ` extends ${baseName}` : ""} {\n${members.join("\n")}\n${indent}}`;
+  }
+
+  function emitFunction(name: string, target: ts.Symbol, indent: string): string {
+    const signatures = checker.getTypeOfSymbol(target).getCallSignatures();
+    return signatures
+      .map((s) => {
+        const doc = ts.displayPartsToString(s.getDocumentationComment(checker)).trim() || docOf(target);
+        return `${jsdoc(doc, indent)}${indent}export ${declare(indent)}function ${name}${printSignature(s, indent, ":")};`;
+      })
+      .join("\n");
+  }
+
+  function emitType(name: string, target: ts.Symbol, indent: string): string {
+    const type = checker.getDeclaredTypeOfSymbol(target);
+    const doc = docOf(target);
+    const isObject = !type.isUnion() && type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) && type.getCallSignatures().length === 0 && !checker.isArrayType(type);
+    // Expanded here, not printed by its own name.
+    publicNames.delete(target);
+    try {
+      if (isObject) return `${jsdoc(doc, indent)}${indent}export interface ${name} ${printObject(type, "plain", indent)}`;
+      return `${jsdoc(doc, indent)}${indent}export type ${name} = ${print(type, "plain", indent)};`;
+    } finally {
+      publicNames.set(target, name);
+    }
+  }
+
+  function emitModule(moduleSymbol: ts.Symbol, indent: string, generated: Set<string>): string[] {
+    const parts: string[] = [];
+    const exports = checker.getExportsOfModule(moduleSymbol);
+    const classNames = new Set<string>();
+    for (const exported of exports) {
+      const target = resolve(exported);
+      if (target.flags & ts.SymbolFlags.Value && isClassFactory(checker.getTypeOfSymbol(target))) classNames.add(exported.name);
+    }
+    for (const exported of exports) {
+      const target = resolve(exported);
+      const name = exported.name;
+      try {
+        if (target.flags & ts.SymbolFlags.ValueModule && target.valueDeclaration && ts.isSourceFile(target.valueDeclaration)) {
+          const body = emitModule(target, `${indent}  `, new Set());
+          parts.push(`${jsdoc(docOf(target), indent)}${indent}export ${declare(indent)}namespace ${name} {\n${body.join("\n\n")}\n${indent}}`);
+        } else if (classNames.has(name)) {
+          parts.push(emitResource(name, target, checker.getTypeOfSymbol(target), indent));
+        } else if (target.flags & ts.SymbolFlags.Class) {
+          parts.push(emitClass(name, target, indent));
+        } else if (target.flags & ts.SymbolFlags.Function) {
+          parts.push(emitFunction(name, target, indent));
+        } else if (target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) {
+          // A resource's `<Name>Args` is generated beside its class.
+          if (name.endsWith("Args") && classNames.has(name.slice(0, -4))) continue;
+          if (generated.has(name)) continue;
+          parts.push(emitType(name, target, indent));
+        } else {
+          throw new Unprintable(`an export of this kind (${ts.SymbolFlags[target.flags] ?? target.flags})`);
+        }
+      } catch (e) {
+        if (e instanceof Unprintable) throw new Error(`public declarations: cannot write ${name}: ${e.message}`);
+        throw e;
+      }
+    }
+    return parts;
+  }
+
+  const body = emitModule(entrySymbol, "", new Set());
+  return [
+    "// Generated by scripts/public-types.ts from the sources; do not edit.",
+    `${jsdoc(docOf(entrySymbol), "")}import * as pulumi from "@pulumi/pulumi";`,
+    "",
+    body.join("\n\n"),
+    "",
+  ].join("\n");
+}
+
+if (require.main === module) {
+  const out = process.argv[2] ?? path.join(root, "dist", "index.d.ts");
+  fs.writeFileSync(out, generatePublicDeclarations());
+}
