@@ -1,7 +1,8 @@
 /**
  * `npm run docs`: writes the README's configuration table (from `SETTINGS`, provider/config.ts) and
- * resource table (from the registry, resources/registry.ts, and each class's JSDoc) between their
- * marker comments. tests/docs/readme.test.ts fails when the README differs from what this writes.
+ * docs/resources.md's resource table (from the registry, resources/registry.ts, and each class's
+ * JSDoc) between their marker comments. tests/docs/readme.test.ts fails when a page differs from what
+ * this writes.
  *
  * A resource's class JSDoc gives its description and, after `ID:`, the form of its natural ID: the
  * same text users read in their editor.
@@ -15,6 +16,7 @@ import { registeredResources } from "../resources/registry";
 
 const repoRoot = path.resolve(__dirname, "..");
 export const README_PATH = path.join(repoRoot, "README.md");
+export const RESOURCES_PAGE_PATH = path.join(repoRoot, "docs", "resources.md");
 
 /** A table cell: one line, pipes escaped. */
 function cell(text: string): string {
@@ -98,24 +100,37 @@ export function replaceSection(text: string, name: string, content: string): str
   const close = `<!-- /generated:${name} -->`;
   const start = text.indexOf(open);
   const end = text.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${open} … ${close} section`);
+  if (start < 0 || end < start) throw new Error(`the page has no ${open} … ${close} section`);
   const note = `<!-- written by \`npm run docs\`; edit the sources, not this table -->`;
   return `${text.slice(0, start)}${open}\n${note}\n\n${content}\n\n${text.slice(end)}`;
 }
 
 /** The README as `npm run docs` writes it. */
 export function generatedReadme(current: string): string {
-  const withConfiguration = replaceSection(current, "configuration", configurationTable());
-  return replaceSection(withConfiguration, "resources", resourceTable());
+  return replaceSection(current, "configuration", configurationTable());
 }
 
+/** docs/resources.md as `npm run docs` writes it. */
+export function generatedResourcesPage(current: string): string {
+  return replaceSection(current, "resources", resourceTable());
+}
+
+/** Each generated page: its path and how it is written. */
+export const GENERATED_PAGES: { path: string; generate: (current: string) => string }[] = [
+  { path: README_PATH, generate: generatedReadme },
+  { path: RESOURCES_PAGE_PATH, generate: generatedResourcesPage },
+];
+
 if (require.main === module) {
-  const current = fs.readFileSync(README_PATH, "utf8");
-  const next = generatedReadme(current);
-  if (next === current) {
-    console.log("README.md is up to date");
-  } else {
-    fs.writeFileSync(README_PATH, next);
-    console.log("README.md: tables written");
+  for (const page of GENERATED_PAGES) {
+    const current = fs.readFileSync(page.path, "utf8");
+    const next = page.generate(current);
+    const name = path.relative(repoRoot, page.path);
+    if (next === current) {
+      console.log(`${name} is up to date`);
+    } else {
+      fs.writeFileSync(page.path, next);
+      console.log(`${name}: tables written`);
+    }
   }
 }

@@ -1,9 +1,10 @@
-/** The README's generated tables: configuration from `SETTINGS`, resources from the registry. */
+/** The generated tables: the README's configuration from `SETTINGS`, docs/resources.md's resources from the registry. */
 import * as fs from "node:fs";
 import { SETTINGS } from "../../provider/config";
 import { tokenOf } from "../../provider/spec";
 import { registeredResources } from "../../resources/registry";
-import { configurationTable, generatedReadme, README_PATH, replaceSection, resourceTable, splitDoc } from "../../scripts/readme-tables";
+import * as path from "node:path";
+import { configurationTable, GENERATED_PAGES, replaceSection, resourceTable, splitDoc } from "../../scripts/readme-tables";
 
 /** The first line that differs, to show where the README drifted. */
 function firstDifference(a: string, b: string): string {
@@ -11,14 +12,14 @@ function firstDifference(a: string, b: string): string {
   const right = b.split("\n");
   const i = left.findIndex((line, n) => line !== right[n]);
   const at = i < 0 ? left.length : i;
-  return `line ${at + 1}:\n  README.md:    ${left[at] ?? "(end)"}\n  npm run docs: ${right[at] ?? "(end)"}`;
+  return `line ${at + 1}:\n  the page:     ${left[at] ?? "(end)"}\n  npm run docs: ${right[at] ?? "(end)"}`;
 }
 
-test("README.md holds the tables `npm run docs` writes", () => {
-  const current = fs.readFileSync(README_PATH, "utf8");
-  const expected = generatedReadme(current);
+test.each(GENERATED_PAGES.map((p) => [path.basename(p.path), p] as const))("%s holds the tables `npm run docs` writes", (name, page) => {
+  const current = fs.readFileSync(page.path, "utf8");
+  const expected = page.generate(current);
   if (current !== expected) {
-    throw new Error(`README.md differs from what \`npm run docs\` writes: run \`npm run docs\` and commit README.md.\n${firstDifference(current, expected)}`);
+    throw new Error(`${name} differs from what \`npm run docs\` writes: run \`npm run docs\` and commit it.\n${firstDifference(current, expected)}`);
   }
 });
 
@@ -53,5 +54,5 @@ test("a section is replaced between its markers, and a missing section is an err
   expect(replaceSection(text, "x", "new")).toBe(
     "before\n<!-- generated:x -->\n<!-- written by `npm run docs`; edit the sources, not this table -->\n\nnew\n\n<!-- /generated:x -->\nafter",
   );
-  expect(() => replaceSection("no markers", "x", "new")).toThrow("README.md has no <!-- generated:x --> … <!-- /generated:x --> section");
+  expect(() => replaceSection("no markers", "x", "new")).toThrow("the page has no <!-- generated:x --> … <!-- /generated:x --> section");
 });
