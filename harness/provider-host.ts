@@ -96,7 +96,9 @@ export class ProviderHost {
     const sdk = sdkModules(options.cwd);
     assertPackageInstalled(options.cwd);
     const env = { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project };
-    const child = spawn(process.execPath, [sdk.hostScript, "127.0.0.1:0"], {
+    // KEEPSTACK_HOST_NODE_ARGS: flags for the host's node, such as `--cpu-prof` to profile it.
+    const nodeArgs = process.env.KEEPSTACK_HOST_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, sdk.hostScript, "127.0.0.1:0"], {
       cwd: options.cwd,
       env,
       stdio: ["ignore", "pipe", "pipe"],

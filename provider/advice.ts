@@ -5,7 +5,7 @@
  */
 import { SETTINGS, settingLabel } from "./config";
 import { ApiError } from "./errors";
-import type { ServiceModule } from "./spec";
+import type { ServiceModule } from "./config";
 
 /** What the call needed, to make the advice precise. */
 export interface AdviceOptions {

@@ -5,7 +5,9 @@
  */
 import * as fs from "node:fs";
 import { ConfigError } from "./errors";
-import type { ServiceModule } from "./spec";
+
+/** The three services, by the module name their settings and type tokens use. */
+export type ServiceModule = "keep" | "workspaces" | "mesh";
 
 export interface ServiceConfig {
   service: ServiceModule;

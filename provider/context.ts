@@ -4,7 +4,7 @@
  * secrets given by reference), and a way to tell the user something.
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig } from "./config";
-import type { ServiceModule } from "./spec";
+import type { ServiceModule } from "./config";
 import { KeepClient } from "./keep-client";
 import { WorkspacesClient } from "./workspaces-client";
 import { MeshClient } from "./mesh-client";

@@ -4,10 +4,11 @@
  * resource.ts derives the `Resource` class from it.
  */
 import { z } from "zod";
+import type { ServiceModule } from "./config";
 import type { OperationContext } from "./context";
 import type { ApiError } from "./errors";
 
-export type ServiceModule = "keep" | "workspaces" | "mesh";
+export type { ServiceModule };
 
 export type InputShape = z.ZodObject<z.ZodRawShape>;
 

@@ -38,7 +38,7 @@ function packagesReachedFrom(entries: string[]): Set<string> {
 }
 
 // What a Pulumi program loads: the package, and the provider host the engine starts for it.
-const PROGRAM_ENTRIES = ["index.js", "provider/host.js"];
+const PROGRAM_ENTRIES = ["index.js", "resources/host.js"];
 
 test("the runtime dependencies are exactly the packages a program and its provider host load", () => {
   const reached = [...packagesReachedFrom(PROGRAM_ENTRIES)].sort();

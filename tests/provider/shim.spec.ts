@@ -32,7 +32,7 @@ describe("the serialized provider", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
     expect(manifest.name).toBe(PACKAGE_NAME);
     const host = manifest.exports["./host"];
-    expect(typeof host === "string" ? host : host.default).toBe("./dist/provider/host.js");
+    expect(typeof host === "string" ? host : host.default).toBe("./dist/resources/host.js");
   });
 
   test("every resource class is registered under its own token, and every spec has a class", () => {

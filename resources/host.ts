@@ -6,12 +6,12 @@
  * `dispatch(type, args)` and `call(type, method, args)` are a stable contract: the shim in state
  * written by every earlier version of the package calls them.
  */
-import { ConfigLookup } from "./config";
-import { createContext, OperationContext } from "./context";
-import type { Machine } from "./machine";
-import { machineOf } from "./machines";
-import { tokenOf, tokenOfShortType } from "./spec";
-import { allSpecs } from "../resources/registry";
+import { ConfigLookup } from "../provider/config";
+import { createContext, OperationContext } from "../provider/context";
+import type { Machine } from "../provider/machine";
+import { machineOf } from "../provider/machines";
+import { tokenOf, tokenOfShortType } from "../provider/spec";
+import { allSpecs } from "./registry";
 
 let lookup: ConfigLookup = () => undefined;
 let context: OperationContext | undefined;

@@ -1,0 +1,44 @@
+/**
+ * The house: provider/ is the ground floor (the machine, the clients, configuration) and never
+ * reaches up into resources/, where the registry and the host's entry point that dispatches to it
+ * live; and no two modules of provider/ import each other, even for types only.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const root = path.join(__dirname, "..", "..");
+const providerDir = path.join(root, "provider");
+
+/** Each module of provider/ and the relative modules it imports (values and types alike). */
+function importsOf(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of fs.readdirSync(providerDir).filter((f) => f.endsWith(".ts"))) {
+    const text = fs.readFileSync(path.join(providerDir, file), "utf8");
+    const targets = [...text.matchAll(/(?:from|import)\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => path.relative(root, path.resolve(providerDir, m[1])));
+    graph.set(path.join("provider", file.replace(/\.ts$/, "")), targets);
+  }
+  return graph;
+}
+
+function cyclesOf(graph: Map<string, string[]>): string[] {
+  const found = new Set<string>();
+  const visit = (node: string, stack: string[]) => {
+    const at = stack.indexOf(node);
+    if (at >= 0) return void found.add([...stack.slice(at), node].join(" -> "));
+    for (const next of graph.get(node) ?? []) visit(next, [...stack, node]);
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return [...found];
+}
+
+test("provider/ imports nothing from resources/ (the host's entry point sits beside the registry)", () => {
+  const upward = [...importsOf()].flatMap(([from, targets]) => targets.filter((t) => !t.startsWith("provider/")).map((t) => `${from} -> ${t}`));
+  expect(upward).toEqual([]);
+  expect(fs.existsSync(path.join(root, "resources", "host.ts"))).toBe(true);
+});
+
+test("no import cycle inside provider/, type-only imports included", () => {
+  expect(cyclesOf(importsOf())).toEqual([]);
+  // The check sees a cycle where there is one.
+  expect(cyclesOf(new Map([["a", ["b"]], ["b", ["a"]]]))).toEqual(expect.arrayContaining(["a -> b -> a"]));
+});
