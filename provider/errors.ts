@@ -1,4 +1,5 @@
 /** Error types shared by the clients and the resource machine. Messages never carry credentials. */
+import type { z } from "zod";
 
 /** One error detail as a service reported it (JSON:API error objects carry title, detail and a pointer). */
 export interface ApiErrorDetail {
@@ -125,6 +126,42 @@ export class ResponseShapeError extends Error {
     readonly issues: string[],
   ) {
     super(`${service}: ${method} ${path} answered with an unexpected body: ${issues.join("; ")}`);
+  }
+}
+
+/** Where an answer came from, for the error that says it is not what the service should send. */
+export interface AnswerSource {
+  service: string;
+  method: string;
+  /** As messages show it: from the address, `/v1/...`. */
+  path: string;
+  /** Where the checked part sits in the body (`data`), prefixed to each field named. */
+  under?: string;
+}
+
+/** An answer checked against its schema: the parsed value, or a ResponseShapeError naming each field. */
+export function checkedAnswer<T extends z.ZodType>(schema: T, body: unknown, source: AnswerSource): z.output<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const field = (path: PropertyKey[]) => {
+    const joined = path.map(String).join(".");
+    return source.under ? [source.under, joined].filter(Boolean).join(".") : joined || "(body)";
+  };
+  throw new ResponseShapeError(source.service, source.method, source.path, result.error.issues.map((i) => `${field(i.path)}: ${i.message}`));
+}
+
+/** The service says the object is not there: an answer where absence is one (a read, a delete). */
+export function isNotFound(e: unknown): e is ApiError {
+  return e instanceof ApiError && e.status === 404;
+}
+
+/** A request's answer, or undefined when the object is not there (404). */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
   }
 }
 

@@ -1,7 +1,7 @@
 /** Client of the secrets service: `/v1` paths, `X-Keep-Token`, namespaces, lists as `GET ?list=true`. */
 import { AxiosInstance } from "axios";
 import { ServiceConfig } from "./config";
-import { ApiError } from "./errors";
+import { unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
 
 export interface KeepRequestOptions {
@@ -45,12 +45,7 @@ export class KeepClient {
 
   /** GET; undefined when the object does not exist (404). */
   async read<T = unknown>(path: string, options: KeepRequestOptions = {}): Promise<T | undefined> {
-    try {
-      return await this.request<T>("GET", path, undefined, options);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return undefined;
-      throw e;
-    }
+    return unlessNotFound(this.request<T>("GET", path, undefined, options));
   }
 
   /** POST (the service treats PUT and POST alike); returns the body, if any. */
@@ -60,12 +55,7 @@ export class KeepClient {
 
   /** DELETE; a 404 counts as done. */
   async delete(path: string, options: KeepRequestOptions = {}): Promise<void> {
-    try {
-      await this.request("DELETE", path, undefined, options);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return;
-      throw e;
-    }
+    await unlessNotFound(this.request("DELETE", path, undefined, options));
   }
 
   /** LIST, sent as `GET ?list=true`; a 404 is an empty list. Returns `keys` whether bare or under `data`. */

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "./context";
-import { ResponseShapeError } from "./errors";
+import { checkedAnswer } from "./errors";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
 import { CLUSTER_NAME } from "./config";
@@ -312,12 +312,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     const answer = await client.read(path, options);
     const found = answerFields(answer);
     if (!found) return undefined;
-    if (declaration.answer) {
-      const parsed = declaration.answer.safeParse(found);
-      if (!parsed.success) {
-        throw new ResponseShapeError("keep", "GET", `/v1/${path}`, parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`));
-      }
-    }
+    if (declaration.answer) checkedAnswer(declaration.answer, found, { service: "keep", method: "GET", path: `/v1/${path}` });
     return found;
   };
 

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
-import { ApiError, ConfigError, PartialCreateError } from "./errors";
+import { ApiError, ConfigError, isNotFound, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
 import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown, isUnknown } from "./unknowns";
@@ -343,7 +343,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       try {
         await spec.delete(context(), id, state);
       } catch (e) {
-        if (e instanceof ApiError && e.status === 404) return;
+        if (isNotFound(e)) return;
         return fail(id, "delete", e);
       }
     },

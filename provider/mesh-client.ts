@@ -6,7 +6,7 @@
  */
 import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import { ServiceConfig } from "./config";
-import { ApiError } from "./errors";
+import { ApiError, unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
 import { waitFor } from "./wait";
 
@@ -221,12 +221,7 @@ export class MeshClient {
 
   /** Undefined when the partition does not exist. */
   async readPartition(name: string, options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition | undefined> {
-    try {
-      return (await this.request<MeshPartition>("GET", `partition/${encodeURIComponent(name)}`, { query: this.readQuery(options) })).body;
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return undefined;
-      throw e;
-    }
+    return (await unlessNotFound(this.request<MeshPartition>("GET", `partition/${encodeURIComponent(name)}`, { query: this.readQuery(options) })))?.body;
   }
 
   async listPartitions(options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition[]> {

@@ -10,7 +10,7 @@
 import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
-import { ApiError, ConfigError, ResponseShapeError } from "./errors";
+import { ApiError, ConfigError, ResponseShapeError, unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
 
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
@@ -108,14 +108,8 @@ export class WorkspacesClient {
 
   /** GET of one document; undefined when the service answers 404 (absent, or not visible to this token). */
   async read<A = Record<string, unknown>>(path: string, options: WorkspacesRequestOptions = {}): Promise<JsonApiDocument<A> | undefined> {
-    let document: JsonApiDocument<A>;
-    try {
-      document = await this.request<JsonApiDocument<A>>("GET", path, undefined, options);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return undefined;
-      throw e;
-    }
-    return this.checked("GET", path, document);
+    const document = await unlessNotFound(this.request<JsonApiDocument<A>>("GET", path, undefined, options));
+    return document === undefined ? undefined : this.checked("GET", path, document);
   }
 
   /** A document whose `data` is not a resource object is the service breaking its contract. */
@@ -144,12 +138,7 @@ export class WorkspacesClient {
 
   /** DELETE; a 404 counts as done. */
   async delete(path: string): Promise<void> {
-    try {
-      await this.request("DELETE", path);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return;
-      throw e;
-    }
+    await unlessNotFound(this.request("DELETE", path));
   }
 
   /** POST of an action without a body (such as `actions/archive`). */

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
 import type { OperationContext } from "../../provider/context";
-import { ApiError, PartialCreateError } from "../../provider/errors";
+import { ApiError, isNotFound, PartialCreateError } from "../../provider/errors";
 import { retryPolicyOf } from "../../provider/http";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
@@ -331,7 +331,7 @@ export const configurationVersionSpec = resourceSpec({
     } catch (e) {
       // The service refuses what it cannot archive (409): that is not a failure of destroy.
       if (e instanceof ApiError && e.status === 409) return leave(`the service refused to archive it (${e.messages.join("; ") || "409"})`);
-      if (e instanceof ApiError && e.status === 404) return;
+      if (isNotFound(e)) return;
       throw e;
     }
   },

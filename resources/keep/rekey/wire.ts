@@ -7,7 +7,7 @@
  * service cannot have acted (a 429, a refused connection).
  */
 import { z } from "zod";
-import { ApiError, ResponseShapeError } from "../../../provider/errors";
+import { ApiError, checkedAnswer } from "../../../provider/errors";
 import type { KeepClient, KeepRequestOptions } from "../../../provider/keep-client";
 import { answerFields } from "../../../provider/keep-object";
 
@@ -56,9 +56,7 @@ export const backupAnswer = z.object({
 export type BackupAnswer = z.output<typeof backupAnswer>;
 
 function parse<T extends z.ZodType>(schema: T, body: unknown, method: string, path: string): z.output<T> {
-  const result = schema.safeParse(answerFields(body) ?? body);
-  if (!result.success) throw new ResponseShapeError("keep", method, `/v1/${path}`, result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`));
-  return result.data;
+  return checkedAnswer(schema, answerFields(body) ?? body, { service: "keep", method, path: `/v1/${path}` });
 }
 
 export async function readStatus(client: KeepClient): Promise<StatusAnswer> {

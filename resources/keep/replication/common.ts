@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
-import { ResponseShapeError } from "../../../provider/errors";
+import { checkedAnswer } from "../../../provider/errors";
 import { retryPolicyOf } from "../../../provider/http";
 import type { KeepClient } from "../../../provider/keep-client";
 import { clusterInput } from "../../../provider/keep-object";
@@ -66,11 +66,7 @@ export type ReplicationMode = StatusAnswer["mode"];
 /** One status read; the endpoint needs no token. */
 export async function readStatus(client: KeepClient): Promise<StatusAnswer> {
   const body = await client.request<{ data?: unknown }>("GET", `${PREFIX}/status`);
-  const parsed = statusAnswer.safeParse(body?.data);
-  if (!parsed.success) {
-    throw new ResponseShapeError("keep", "GET", `/v1/${PREFIX}/status`, parsed.error.issues.map((i) => `data.${i.path.join(".")}: ${i.message}`));
-  }
-  return parsed.data;
+  return checkedAnswer(statusAnswer, body?.data, { service: "keep", method: "GET", path: `/v1/${PREFIX}/status`, under: "data" });
 }
 
 /** What the spec's table allows from each mode. */
