@@ -11,6 +11,7 @@
 import { z } from "zod";
 import type { OperationContext } from "./context";
 import { checkedAnswer } from "./errors";
+import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
 import { CLUSTER_NAME } from "./config";
@@ -100,55 +101,8 @@ export function keepClientOf(ctx: OperationContext, scope: KeepScope): KeepClien
   return ctx.keep(scope.cluster);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Path templates: `sys/policies/acl/{name}`, `{mount*}/roles/{name}`.
-
-type Segment = { literal: string } | { param: string; multi: boolean };
-
-export interface PathTemplate {
-  text: string;
-  params: string[];
-  /** The path with each segment percent-encoded (a route), or as given (`raw`: a natural ID). */
-  render(values: Record<string, unknown>, raw?: boolean): string;
-  parse(path: string): Record<string, string> | undefined;
-}
-
-/** A path of several segments (a key-value path, a mount) as it goes into a URL: each segment encoded once. */
-export const encodePath = (path: string): string => path.split("/").map(encodeURIComponent).join("/");
-
-/** `{x}` is one path segment, `{x*}` one or more; each names an input. */
-export function pathTemplate(text: string): PathTemplate {
-  const segments: Segment[] = text.split("/").map((part) => {
-    const m = /^\{(\w+)(\*?)\}$/.exec(part);
-    return m ? { param: m[1], multi: m[2] === "*" } : { literal: part };
-  });
-  const params = segments.flatMap((s) => ("param" in s ? [s.param] : []));
-  const lastParam = [...segments].reverse().find((s) => "param" in s);
-  const pattern = new RegExp(
-    `^${segments
-      .map((s) => ("literal" in s ? s.literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : s.multi ? (s === lastParam ? "(.+)" : "(.+?)") : "([^/]+)"))
-      .join("/")}$`,
-  );
-  return {
-    text,
-    params,
-    render(values, raw = false) {
-      return segments
-        .map((s) => {
-          if ("literal" in s) return s.literal;
-          const value = String(values[s.param] ?? "");
-          if (raw) return value;
-          return s.multi ? encodePath(value) : encodeURIComponent(value);
-        })
-        .join("/");
-    },
-    parse(path) {
-      const m = pattern.exec(path);
-      if (!m) return undefined;
-      return Object.fromEntries(params.map((p, i) => [p, m[i + 1]]));
-    },
-  };
-}
+export { encodePath, pathTemplate } from "./paths";
+export type { PathTemplate } from "./paths";
 
 // ---------------------------------------------------------------------------------------------
 // The builder.

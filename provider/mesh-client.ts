@@ -9,6 +9,7 @@ import { ServiceConfig } from "./config";
 import { ApiError, unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
 import { waitFor } from "./wait";
+import { route } from "./paths";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
@@ -221,7 +222,7 @@ export class MeshClient {
 
   /** Undefined when the partition does not exist. */
   async readPartition(name: string, options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition | undefined> {
-    return (await unlessNotFound(this.request<MeshPartition>("GET", `partition/${encodeURIComponent(name)}`, { query: this.readQuery(options) })))?.body;
+    return (await unlessNotFound(this.request<MeshPartition>("GET", route("partition/{name}", { name }), { query: this.readQuery(options) })))?.body;
   }
 
   async listPartitions(options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition[]> {
@@ -235,13 +236,13 @@ export class MeshClient {
 
   /** The payload's `Name` is the path's name, as the service requires when it is given. */
   async updatePartition(name: string, description: string): Promise<MeshPartition> {
-    return (await this.request<MeshPartition>("PUT", `partition/${encodeURIComponent(name)}`, { body: { Name: name, Description: description } }))
+    return (await this.request<MeshPartition>("PUT", route("partition/{name}", { name }), { body: { Name: name, Description: description } }))
       .body;
   }
 
   /** Marks the partition for deletion; the service removes it in the background. */
   async deletePartition(name: string): Promise<void> {
-    await this.request("DELETE", `partition/${encodeURIComponent(name)}`);
+    await this.request("DELETE", route("partition/{name}", { name }));
   }
 
   /**
@@ -276,7 +277,7 @@ export class MeshClient {
   }
 
   async leafCertificate(service: string, options: MeshRequestOptions = {}): Promise<MeshAnswer<MeshLeafCertificate>> {
-    return this.request<MeshLeafCertificate>("GET", `agent/connect/ca/leaf/${encodeURIComponent(service)}`, {
+    return this.request<MeshLeafCertificate>("GET", route("agent/connect/ca/leaf/{service}", { service }), {
       query: { ...this.readQuery(options), ...this.scopeQuery(options, true) },
       blocking: options.blocking,
     });

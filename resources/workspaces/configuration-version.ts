@@ -16,6 +16,7 @@ import { WaitTimeoutError, waitFor } from "../../provider/wait";
 import { JsonApiDocument, JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
 import { camelKeys } from "./json-api-names";
+import { route } from "../../provider/paths";
 
 const CONFIGURATION_VERSION_ID = /^cv-[A-Za-z0-9]+$/;
 /**
@@ -135,7 +136,7 @@ export function configurationVersionComputed(resource: JsonApiResource): Compute
   };
 }
 
-export const configurationVersionPath = (id: string) => `/configuration-versions/${encodeURIComponent(id)}`;
+export const configurationVersionPath = (id: string) => route("/configuration-versions/{id}", { id });
 
 /** Waits until the version leaves `pending`/`fetching`; `WaitTimeoutError` after the timeout. */
 async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutSeconds: number): Promise<JsonApiResource> {
@@ -157,7 +158,7 @@ async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutS
 
 const PROCESSING = new Set(["pending", "fetching"]);
 
-const versionsPathOf = (workspaceId: string) => `/workspaces/${encodeURIComponent(workspaceId)}/configuration-versions`;
+const versionsPathOf = (workspaceId: string) => route("/workspaces/{workspaceId}/configuration-versions", { workspaceId });
 
 async function newestVersions(client: WorkspacesClient, versionsPath: string): Promise<JsonApiResource[]> {
   const page = await client.request<{ data?: JsonApiResource[] }>("GET", versionsPath, undefined, {

@@ -9,6 +9,7 @@ import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed, configurationVersionPath } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
+import { route } from "../../provider/paths";
 
 type Attributes = Record<string, unknown>;
 
@@ -147,7 +148,7 @@ export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: Operati
   return call("listWorkspaces", args.organization ? `organization "${args.organization}"` : "", async () => {
     const client = ctx.workspaces();
     const organization = client.organization(args.organization);
-    const items = await client.list(`/organizations/${encodeURIComponent(organization)}/workspaces`);
+    const items = await client.list(route("/organizations/{organization}/workspaces", { organization }));
     return items.map(summaryOf);
   });
 }
@@ -166,7 +167,7 @@ export async function listConfigurationVersions(
   ctx: OperationContext = programContext(),
 ): Promise<ConfigurationVersionInfo[]> {
   return call("listConfigurationVersions", `workspace "${args.workspaceId}"`, async () => {
-    const items = await ctx.workspaces().list(`/workspaces/${encodeURIComponent(args.workspaceId)}/configuration-versions`);
+    const items = await ctx.workspaces().list(route("/workspaces/{workspaceId}/configuration-versions", args));
     return items.map(versionInfoOf);
   });
 }

@@ -11,6 +11,7 @@ import { ReadResult, resourceSpec } from "../../provider/spec";
 import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
 import { camelKeys, has } from "./json-api-names";
 import { VcsRepoInputs, WorkspaceInputs, workspaceInputs } from "./workspace-inputs";
+import { route } from "../../provider/paths";
 
 /** Workspace IDs are `ws-` and 16 letters and digits. */
 const WORKSPACE_ID = /^ws-[A-Za-z0-9]{16}$/;
@@ -70,10 +71,10 @@ type Attributes = Record<string, unknown>;
 export function workspacePath(ctx: OperationContext, id: string): string {
   const slash = id.indexOf("/");
   if (slash >= 0) {
-    return `/organizations/${encodeURIComponent(id.slice(0, slash))}/workspaces/${encodeURIComponent(id.slice(slash + 1))}`;
+    return route("/organizations/{organization}/workspaces/{name}", { organization: id.slice(0, slash), name: id.slice(slash + 1) });
   }
-  if (WORKSPACE_ID.test(id)) return `/workspaces/${encodeURIComponent(id)}`;
-  return `/organizations/${encodeURIComponent(ctx.workspaces().organization())}/workspaces/${encodeURIComponent(id)}`;
+  if (WORKSPACE_ID.test(id)) return route("/workspaces/{id}", { id });
+  return route("/organizations/{organization}/workspaces/{name}", { organization: ctx.workspaces().organization(), name: id });
 }
 
 /** Reads a workspace by any form of its ID; undefined when absent. */
@@ -82,7 +83,7 @@ export async function readWorkspace(ctx: OperationContext, id: string): Promise<
   const found = await client.read(workspacePath(ctx, id));
   if (found || id.includes("/") || !WORKSPACE_ID.test(id) || !client.config.organization) return found?.data;
   // A name that looks like an ID (`ws-` and 16 characters) is also tried as a name.
-  return (await client.read(`/organizations/${encodeURIComponent(client.config.organization)}/workspaces/${encodeURIComponent(id)}`))?.data;
+  return (await client.read(route("/organizations/{organization}/workspaces/{name}", { organization: client.config.organization, name: id })))?.data;
 }
 
 function vcsRepoBody(repo: VcsRepoInputs): Attributes {
@@ -316,7 +317,7 @@ export const workspaceSpec = resourceSpec({
     const organization = client.organization(args.organization);
     let created: JsonApiResource;
     try {
-      created = await client.write("POST", `/organizations/${encodeURIComponent(organization)}/workspaces`, "workspaces", createAttributes(args), relationshipsOf(args));
+      created = await client.write("POST", route("/organizations/{organization}/workspaces", { organization }), "workspaces", createAttributes(args), relationshipsOf(args));
     } catch (e) {
       // Taken by an earlier attempt of this very create, whose answer was lost: the machine takes it over.
       if (e instanceof ApiError && isNameTaken(e) && e.earlierAttemptMayHaveActed) throw e;
@@ -324,7 +325,7 @@ export const workspaceSpec = resourceSpec({
     }
     if (args.vcsRepo?.githubAppInstallationId !== undefined) {
       try {
-        created = await client.write("PATCH", `/workspaces/${encodeURIComponent(created.id)}`, "workspaces", { "vcs-repo": vcsRepoBody(args.vcsRepo) });
+        created = await client.write("PATCH", route("/workspaces/{id}", created), "workspaces", { "vcs-repo": vcsRepoBody(args.vcsRepo) });
       } catch (e) {
         // The same advice as any failed call (a refused token is told which permission it lacks).
         const message = failureMessage(`workspace ${created.id} was created, but linking its repository through the application installation failed`, e);
@@ -350,7 +351,7 @@ export const workspaceSpec = resourceSpec({
   delete: (ctx, id) => ctx.workspaces().delete(workspacePath(ctx, id)),
   async list(ctx) {
     const client = ctx.workspaces();
-    const items = await client.list(`/organizations/${encodeURIComponent(client.organization())}/workspaces`);
+    const items = await client.list(route("/organizations/{organization}/workspaces", { organization: client.organization() }));
     return items.map((w) => w.id);
   },
 });

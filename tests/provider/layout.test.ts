@@ -42,3 +42,23 @@ test("no import cycle inside provider/, type-only imports included", () => {
   // The check sees a cycle where there is one.
   expect(cyclesOf(new Map([["a", ["b"]], ["b", ["a"]]]))).toEqual(expect.arrayContaining(["a -> b -> a"]));
 });
+
+test("no path is assembled by hand: values go into paths through route templates (provider/paths.ts)", () => {
+  const handMade: string[] = [];
+  const scan = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) scan(file);
+      else if (file.endsWith(".ts") && !file.endsWith(path.join("provider", "paths.ts"))) {
+        fs.readFileSync(file, "utf8")
+          .split("\n")
+          .forEach((line, i) => {
+            if (/\/\$\{(encodeURIComponent|encodePath)\(/.test(line)) handMade.push(`${path.relative(root, file)}:${i + 1}`);
+          });
+      }
+    }
+  };
+  scan(providerDir);
+  scan(path.join(root, "resources"));
+  expect(handMade).toEqual([]);
+});

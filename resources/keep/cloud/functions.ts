@@ -17,6 +17,7 @@ import { ApiError } from "../../../provider/errors";
 import { answerFields, keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
 import { validateInputs } from "../../../provider/validate";
 import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
+import { route } from "../../../provider/paths";
 
 const targetShape = {
   /** Where the engine is mounted (default `cloudA`). */
@@ -93,7 +94,7 @@ function parseArgs(fn: string, args: unknown): Args {
 async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, via: "creds" | "sts"): Promise<void> {
   if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
   const client = keepClientOf(ctx, args);
-  const role = answerFields(await client.read(`${args.mount}/roles/${encodeURIComponent(args.role)}`, scopeOptions(args)));
+  const role = answerFields(await client.read(route("{mount*}/roles/{role}", args), scopeOptions(args)));
   const fail = (message: string): never => {
     throw new CloudFunctionError(`keep.cloud.${fn}(role "${args.role}"): ${message}`);
   };
@@ -118,7 +119,7 @@ export async function requestCredentials(fn: string, ctx: OperationContext, rawA
   try {
     await checkAgainstRole(fn, ctx, args, via);
     const client = keepClientOf(ctx, args);
-    const path = `${args.mount}/${via}/${encodeURIComponent(args.role)}`;
+    const path = route("{mount*}/{via}/{role}", { ...args, via });
     const params: Record<string, string> = {};
     if (args.roleArn !== undefined) params.role_arn = args.roleArn;
     if (args.roleSessionName !== undefined) params.role_session_name = args.roleSessionName;

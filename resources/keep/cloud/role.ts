@@ -11,6 +11,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/machine";
 import { isUnknown, containsUnknown } from "../../../provider/unknowns";
 import { cloudDuration, cloudMount, keepDeclaredForm, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
+import { route } from "../../../provider/paths";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
@@ -227,7 +228,7 @@ export const roleSpec: typeof base = {
   async read(ctx, id, state) {
     const { id: _local, ...scope } = splitKeepId(id);
     const values = base.fromId(id);
-    const answer = answerFields(await keepClientOf(ctx, scope).read(`${values.mount}/roles/${encodeURIComponent(values.name!)}`, scopeOptions(scope)));
+    const answer = answerFields(await keepClientOf(ctx, scope).read(route("{mount*}/roles/{name}", values), scopeOptions(scope)));
     if (!answer) return undefined;
     if (answer.invalid_data !== undefined && answer.invalid_data !== null && answer.invalid_data !== "") {
       ctx.warn(
@@ -241,7 +242,7 @@ export const roleSpec: typeof base = {
 
 async function write(ctx: Parameters<typeof base.create>[0], id: string, values: Inputs): Promise<void> {
   const { id: _local, ...scope } = splitKeepId(id);
-  await keepClientOf(ctx, scope).write(`${values.mount}/roles/${encodeURIComponent(values.name)}`, roleBody(values), scopeOptions(scope));
+  await keepClientOf(ctx, scope).write(route("{mount*}/roles/{name}", values), roleBody(values), scopeOptions(scope));
 }
 
 /**

@@ -3,8 +3,9 @@
  * version through `<mount>/metadata/<path>`. A program declares here what it syncs.
  */
 import { z } from "zod";
-import { encodePath, keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
+import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -50,13 +51,13 @@ export const kvSecretSpec: typeof base = {
   ...base,
   async delete(ctx, id, state) {
     const { scope, mount, path } = metadataPath(id, state);
-    await keepClientOf(ctx, scope).delete(`${encodePath(mount)}/metadata/${encodePath(path)}`, scopeOptions(scope));
+    await keepClientOf(ctx, scope).delete(route("{mount*}/metadata/{path*}", { mount, path }), scopeOptions(scope));
   },
   async list(ctx) {
     // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
     const ids: string[] = [];
     const walk = async (prefix: string): Promise<void> => {
-      for (const key of await ctx.keep().list(`secret/metadata/${encodePath(prefix)}`)) {
+      for (const key of await ctx.keep().list(route("secret/metadata/{prefix*}", { prefix }))) {
         if (key.endsWith("/")) await walk(`${prefix}${key}`);
         else ids.push(`secret/${prefix}${key}`);
       }

@@ -10,6 +10,7 @@ import { OperationContext, programContext } from "../../../provider/context";
 import { answerFields } from "../../../provider/keep-object";
 import { validateInputs } from "../../../provider/validate";
 import { clusterShape, PREFIX, readStatus } from "./common";
+import { route } from "../../../provider/paths";
 
 /** A secondary as its primary reports it. */
 export interface KnownSecondary {
@@ -155,7 +156,7 @@ export async function getStatus(args: GetStatusArgs = {}, ctx: OperationContext 
  */
 export async function getDynamicFilter(args: GetDynamicFilterArgs, ctx: OperationContext = programContext()): Promise<DynamicFilter | undefined> {
   const { side, id, cluster } = parseArgs("getDynamicFilter", dynamicFilterArgs, args);
-  const answer = await call("getDynamicFilter", () => ctx.keep(cluster).read(`${PREFIX}/${side}/dynamic-filter/${encodeURIComponent(id)}`));
+  const answer = await call("getDynamicFilter", () => ctx.keep(cluster).read(route(`${PREFIX}/{side}/dynamic-filter/{id}`, { side, id })));
   const fields = answerFields(answer);
   if (!fields) return undefined;
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);

@@ -10,6 +10,7 @@ import { answerFields, keepClientOf, keepCommonShape, keepId, mountInput, pathSe
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { resourceSpec } from "../../../provider/spec";
 import { DESTINATION_TYPES, pollStatus } from "./common";
+import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Type of the destination: pass the destination's `destinationType` output. */
@@ -70,7 +71,7 @@ function targetOf(id: string, state?: Record<string, unknown>): Target {
   return { type, name, ...split, ...scope };
 }
 
-const destinationPath = (t: Target) => `sys/sync/destinations/${encodeURIComponent(t.type)}/${encodeURIComponent(t.name)}`;
+const destinationPath = (t: Target) => route("sys/sync/destinations/{type}/{name}", t);
 
 interface Entry {
   sync_status?: unknown;

@@ -15,6 +15,7 @@ import { answerFields, keepClientOf, keepCommonShape, keepId, pathSegment, scope
 import { resourceSpec, ResourceSpec } from "../../../provider/spec";
 import { isUnknown } from "../../../provider/unknowns";
 import { DestinationType, pollStatus, secretNameTemplateInput, templateFields } from "./common";
+import { route } from "../../../provider/paths";
 
 /** A rule between parameters, broken: the property to name and why. */
 export interface DestinationIssue {
@@ -85,7 +86,7 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
   const locate = (ctx: OperationContext, id: string) => {
     const { id: local, ...scope } = splitKeepId(id);
     const name = local.startsWith(idPrefix) ? local.slice(idPrefix.length) : local;
-    return { client: keepClientOf(ctx, scope), options: scopeOptions(scope), path: `sys/sync/destinations/${destinationType}/${encodeURIComponent(name)}` };
+    return { client: keepClientOf(ctx, scope), options: scopeOptions(scope), path: route("sys/sync/destinations/{type}/{name}", { type: destinationType, name }) };
   };
 
   /**

@@ -13,6 +13,7 @@ import { failureMessage } from "../../../provider/advice";
 import { OperationContext, programContext } from "../../../provider/context";
 import { answerFields } from "../../../provider/keep-object";
 import { KeepRequestOptions } from "../../../provider/keep-client";
+import { route } from "../../../provider/paths";
 
 /** Where the engine is and which connection reaches it; every function takes these. */
 export interface TransformTarget {
@@ -193,7 +194,7 @@ async function callItems(
   single: Record<string, unknown>,
   ctx: OperationContext,
 ): Promise<{ items: Record<string, unknown>[]; batch: boolean }> {
-  const path = `${mountOf(args)}/${endpoint}/${encodeURIComponent(args.role)}${args.decodeFormat ? `/${encodeURIComponent(args.decodeFormat)}` : ""}`;
+  const path = route(args.decodeFormat ? "{mount*}/{endpoint}/{role}/{decodeFormat}" : "{mount*}/{endpoint}/{role}", { ...args, mount: mountOf(args), endpoint });
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   try {
     const client = ctx.keep(args.cluster);
@@ -304,7 +305,7 @@ export interface SnapshotArgs extends TransformTarget {
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): AsyncGenerator<string, void, undefined> {
-  const path = `${mountOf(args)}/transformations/tokenization/snapshot/${encodeURIComponent(args.transformation)}`;
+  const path = route("{mount*}/transformations/tokenization/snapshot/{transformation}", { ...args, mount: mountOf(args) });
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   let continuation: string | undefined;
   do {

@@ -9,6 +9,7 @@ import { defineResource, OperationArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { operationSpec } from "../../../provider/spec";
 import { transformMount } from "./common";
+import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Where the transform engine is mounted (default `transform`). */
@@ -37,7 +38,7 @@ export const storeSchemaSpec = operationSpec({
   label: (values) => `${values.mount}/stores/${values.store}/schema`,
   async run(ctx, values) {
     await keepClientOf(ctx, values).write(
-      `${values.mount}/stores/${encodeURIComponent(values.store)}/schema`,
+      route("{mount*}/stores/{store}/schema", values),
       { username: values.username, password: values.password, transformation_type: values.transformationType },
       scopeOptions(values),
     );
