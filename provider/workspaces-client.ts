@@ -70,6 +70,18 @@ export function relatedId(resource: JsonApiResource<unknown>, name: string): str
   return data && !Array.isArray(data) ? data.id : null;
 }
 
+/** A resource's attributes, read leniently: a value of another type than expected reads as absent. */
+export function attributesOf(resource: JsonApiResource<unknown>) {
+  const a = (resource.attributes ?? {}) as Record<string, unknown>;
+  return {
+    raw: a,
+    str: (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null),
+    num: (key: string) => (typeof a[key] === "number" ? (a[key] as number) : null),
+    bool: (key: string) => (typeof a[key] === "boolean" ? (a[key] as boolean) : undefined),
+    list: (key: string) => (Array.isArray(a[key]) ? (a[key] as string[]) : []),
+  };
+}
+
 /** What an upload sent. */
 export interface UploadResult {
   /** Bytes sent; undefined when an earlier attempt completed but its answer was lost. */

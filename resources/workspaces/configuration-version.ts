@@ -13,7 +13,7 @@ import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
 import { isUnknown, UNKNOWN } from "../../provider/unknowns";
 import { WaitTimeoutError, waitFor } from "../../provider/wait";
-import { JsonApiDocument, JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
+import { attributesOf, JsonApiDocument, JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
 import { camelKeys } from "./json-api-names";
 import { route } from "../../provider/paths";
@@ -123,8 +123,7 @@ type Computed = z.output<typeof computed>;
 type Attributes = Record<string, unknown>;
 
 export function configurationVersionComputed(resource: JsonApiResource): Computed {
-  const a = resource.attributes as Attributes;
-  const str = (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null);
+  const { raw: a, str } = attributesOf(resource);
   return {
     status: str("status") ?? "",
     statusTimestamps: camelKeys(a["status-timestamps"] ?? {}),

@@ -5,7 +5,7 @@
 import { failureMessage } from "../../provider/advice";
 import { OperationContext, programContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
-import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { attributesOf, JsonApiResource, relatedId } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed, configurationVersionPath } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
@@ -73,8 +73,7 @@ export interface IngressAttributes {
 }
 
 function summaryOf(resource: JsonApiResource): WorkspaceSummary {
-  const a = resource.attributes as Attributes;
-  const str = (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null);
+  const { raw: a, str, num, list } = attributesOf(resource);
   return {
     id: resource.id,
     name: String(a.name),
@@ -85,10 +84,10 @@ function summaryOf(resource: JsonApiResource): WorkspaceSummary {
     iacVersion: str("iac-version"),
     agentPoolId: relatedId(resource, "agent-pool"),
     locked: a.locked === true,
-    resourceCount: typeof a["resource-count"] === "number" ? (a["resource-count"] as number) : 0,
+    resourceCount: num("resource-count") ?? 0,
     workingDirectory: str("working-directory"),
     vcsRepo: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
-    tagNames: Array.isArray(a["tag-names"]) ? (a["tag-names"] as string[]) : [],
+    tagNames: list("tag-names"),
     createdAt: str("created-at"),
     updatedAt: str("updated-at"),
   };

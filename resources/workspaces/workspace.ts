@@ -8,7 +8,7 @@ import type { OperationContext } from "../../provider/context";
 import { ApiError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ReadResult, resourceSpec } from "../../provider/spec";
-import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { attributesOf, JsonApiResource, relatedId } from "../../provider/workspaces-client";
 import { camelKeys, has } from "./json-api-names";
 import { VcsRepoInputs, WorkspaceInputs, workspaceInputs } from "./workspace-inputs";
 import { route } from "../../provider/paths";
@@ -169,16 +169,14 @@ function relationshipsOf(args: WorkspaceInputs): Attributes | undefined {
 }
 
 function computedOf(resource: JsonApiResource): Computed {
-  const a = resource.attributes as Attributes;
-  const str = (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null);
-  const num = (key: string) => (typeof a[key] === "number" ? (a[key] as number) : null);
+  const { raw: a, str, num, bool, list } = attributesOf(resource);
   return {
     effectiveOrganization: relatedId(resource, "organization") ?? "",
     effectiveProjectId: relatedId(resource, "project"),
     effectiveExecutionMode: str("execution-mode") ?? "",
     effectiveAgentPoolId: relatedId(resource, "agent-pool"),
     effectiveIacVersion: str("iac-version") ?? "",
-    effectiveOperations: typeof a.operations === "boolean" ? a.operations : undefined,
+    effectiveOperations: bool("operations"),
     effectiveSettingOverwrites: camelKeys(a["setting-overwrites"] ?? {}),
     vcsRepoDetails: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
     vcsRepoIdentifier: str("vcs-repo-identifier"),
@@ -190,8 +188,8 @@ function computedOf(resource: JsonApiResource): Computed {
     resourceCount: num("resource-count") ?? 0,
     environment: str("environment"),
     source: str("source"),
-    structuredRunOutputEnabled: typeof a["structured-run-output-enabled"] === "boolean" ? (a["structured-run-output-enabled"] as boolean) : undefined,
-    tagNames: Array.isArray(a["tag-names"]) ? (a["tag-names"] as string[]) : [],
+    structuredRunOutputEnabled: bool("structured-run-output-enabled"),
+    tagNames: list("tag-names"),
     permissions: camelKeys(a.permissions ?? {}),
     actions: camelKeys(a.actions ?? {}),
     applyDurationAverage: num("apply-duration-average"),
