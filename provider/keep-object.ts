@@ -151,6 +151,12 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   /** Values the service computes, and how an answer gives them. */
   computed?: O;
   computedOf?(answer: Record<string, unknown>): z.output<O>;
+  /** A request body the field mapping cannot give (a role's legacy parameter sent alone). */
+  bodyOf?(values: Out<S>): Record<string, unknown>;
+  /** The declared form of an answer, where the field mapping cannot give it; `state` is what the program declared. */
+  inputsOf?(answer: Record<string, unknown>, state: Record<string, unknown> | undefined): Partial<Out<S>>;
+  /** What a read says besides the inputs: a warning about the object as the service holds it. */
+  onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
   singleton?: SingletonDestroy;
   /** Objects the service makes itself: what such an object is, for messages. */
@@ -252,7 +258,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
     const { client, options } = locate(ctx, id, values);
     const path = writePath.render({ ...values, ...fromId(id) });
-    const body = bodyOf(values);
+    const body = declaration.bodyOf ? declaration.bodyOf(values as Out<S>) : bodyOf(values);
     const answer =
       writeMethod === "PATCH"
         ? await client.request("PATCH", path, body, { ...options, contentType: "application/merge-patch+json" })
@@ -296,9 +302,11 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       const answer = await write(ctx, id, values);
       return { id, computed: declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer) };
     },
-    async read(ctx, id) {
+    async read(ctx, id, state) {
       const found = await read(ctx, id);
-      return found && { inputs: inputsOf(found) as never, computed: computedOf(found) };
+      if (!found) return undefined;
+      declaration.onRead?.(ctx, id, found);
+      return { inputs: (declaration.inputsOf ? declaration.inputsOf(found, state) : inputsOf(found)) as never, computed: computedOf(found) };
     },
     async update(ctx, id, values) {
       const answer = await write(ctx, id, values);

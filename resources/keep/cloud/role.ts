@@ -6,12 +6,11 @@
  * since the service keeps a parameter a write does not mention.
  */
 import { z } from "zod";
-import { answerFields, keepClientOf, keepObject, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/machine";
 import { isUnknown, containsUnknown } from "../../../provider/unknowns";
 import { cloudDuration, cloudMount, keepDeclaredForm, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
-import { route } from "../../../provider/paths";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
@@ -141,26 +140,38 @@ const inputs = z.object(shape).superRefine(
   { when: () => true },
 );
 
-const base = keepObject({
+/** Values the service reports in another form than the program wrote them, which are not a change. */
+const normalize = {
+  roleArns: normalizeSet,
+  policyArns: normalizeSet,
+  iamGroups: normalizeSet,
+  policyDocument: normalizeJson,
+  policy: normalizeJson,
+  iamTags: normalizeTags,
+  defaultStsTtl: normalizeDuration,
+  maxStsTtl: normalizeDuration,
+  userPath: (path: unknown) => (path === "/" ? null : path),
+};
+
+export const roleSpec = keepObject({
   type: "CloudRole",
   description: "A role of the cloud-credentials engine",
   path: "{mount*}/roles/{name}",
   id: "{mount*}/roles/{name}",
   list: "{mount*}/roles",
   inputs,
-  normalize: {
-    roleArns: normalizeSet,
-    policyArns: normalizeSet,
-    iamGroups: normalizeSet,
-    policyDocument: normalizeJson,
-    policy: normalizeJson,
-    iamTags: normalizeTags,
-    defaultStsTtl: normalizeDuration,
-    maxStsTtl: normalizeDuration,
-    userPath: (path) => (path === "/" ? null : path),
+  normalize,
+  bodyOf: (values) => roleBody(values),
+  inputsOf: (answer, state) => keepDeclaredForm(inputsOfAnswer(answer, state), state, normalize) as never,
+  onRead(ctx, id, answer) {
+    if (answer.invalid_data === undefined || answer.invalid_data === null || answer.invalid_data === "") return;
+    ctx.warn(
+      `keep:CloudRole "${id}": the service holds data of this role that an earlier version could not upgrade (invalid_data: ${describeInvalidData(answer.invalid_data)}); ` +
+        "the role gives no credentials until it is written again: change it, or replace it (`pulumi up --replace <urn>`)",
+    );
   },
 });
-type Inputs = z.output<typeof base.inputs>;
+type Inputs = z.output<typeof inputs>;
 
 /** The body of a write: the legacy parameter alone, or every current parameter (empty when left out). */
 export function roleBody(values: Partial<Inputs>): Record<string, unknown> {
@@ -212,37 +223,6 @@ function describeInvalidData(value: unknown): string {
   if (value && typeof value === "object") return `fields ${Object.keys(value).join(", ")}`;
   const raw = String(value);
   return `a legacy ${raw.startsWith("arn:") ? "arn" : "policy"} (${raw.length > 80 ? `${raw.slice(0, 80)}…` : raw})`;
-}
-
-export const roleSpec: typeof base = {
-  ...base,
-  async create(ctx, values) {
-    const id = base.naturalId(values);
-    await write(ctx, id, values);
-    return { id, computed: {} };
-  },
-  async update(ctx, id, values) {
-    await write(ctx, id, values);
-    return {};
-  },
-  async read(ctx, id, state) {
-    const { id: _local, ...scope } = splitKeepId(id);
-    const values = base.fromId(id);
-    const answer = answerFields(await keepClientOf(ctx, scope).read(route("{mount*}/roles/{name}", values), scopeOptions(scope)));
-    if (!answer) return undefined;
-    if (answer.invalid_data !== undefined && answer.invalid_data !== null && answer.invalid_data !== "") {
-      ctx.warn(
-        `keep:CloudRole "${id}": the service holds data of this role that an earlier version could not upgrade (invalid_data: ${describeInvalidData(answer.invalid_data)}); ` +
-          "the role gives no credentials until it is written again: change it, or replace it (`pulumi up --replace <urn>`)",
-      );
-    }
-    return { inputs: keepDeclaredForm(inputsOfAnswer(answer, state), state, base.normalize ?? {}) as never, computed: {} };
-  },
-};
-
-async function write(ctx: Parameters<typeof base.create>[0], id: string, values: Inputs): Promise<void> {
-  const { id: _local, ...scope } = splitKeepId(id);
-  await keepClientOf(ctx, scope).write(route("{mount*}/roles/{name}", values), roleBody(values), scopeOptions(scope));
 }
 
 /**
