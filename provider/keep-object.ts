@@ -155,6 +155,11 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   bodyOf?(values: Out<S>): Record<string, unknown>;
   /** The declared form of an answer, where the field mapping cannot give it; `state` is what the program declared. */
   inputsOf?(answer: Record<string, unknown>, state: Record<string, unknown> | undefined): Partial<Out<S>>;
+  /**
+   * Read values equal to the declared ones under `normalize` keep the declared form, so a refresh
+   * reports only real drift (a duration read back as seconds, a list in another order).
+   */
+  keepDeclaredForm?: boolean;
   /** What a read says besides the inputs: a warning about the object as the service holds it. */
   onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
@@ -186,6 +191,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function answerFields(answer: unknown): Record<string, unknown> | undefined {
   if (!isObject(answer)) return undefined;
   return isObject(answer.data) ? answer.data : answer;
+}
+
+/**
+ * Read values that equal the declared ones under a normalisation (a duration as "1h" or 3600, a
+ * list in another order, a policy with other whitespace, an empty list for none) keep the declared
+ * form, so a refresh reports only real drift.
+ */
+export function keepDeclaredForm(
+  read: Record<string, unknown>,
+  state: Record<string, unknown> | undefined,
+  normalizers: Record<string, ((value: never) => unknown) | undefined>,
+): Record<string, unknown> {
+  if (!state) return read;
+  const result = { ...read };
+  for (const [key, normalize] of Object.entries(normalizers)) {
+    if (!normalize || !(key in result)) continue;
+    const norm = (v: unknown) => JSON.stringify(v === undefined ? null : normalize(v as never) ?? null);
+    if (norm(result[key]) === norm(state[key])) result[key] = state[key];
+  }
+  return result;
 }
 
 /** Builds the spec of an object at a path. */
@@ -306,7 +331,9 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       const found = await read(ctx, id);
       if (!found) return undefined;
       declaration.onRead?.(ctx, id, found);
-      return { inputs: (declaration.inputsOf ? declaration.inputsOf(found, state) : inputsOf(found)) as never, computed: computedOf(found) };
+      const given = (declaration.inputsOf ? declaration.inputsOf(found, state) : inputsOf(found)) as Record<string, unknown>;
+      const inputs = declaration.keepDeclaredForm ? keepDeclaredForm(given, state, (declaration.normalize ?? {}) as never) : given;
+      return { inputs: inputs as never, computed: computedOf(found) };
     },
     async update(ctx, id, values) {
       const answer = await write(ctx, id, values);

@@ -55,26 +55,6 @@ export const normalizeSet = (value: string[] | string | undefined) => {
   return items.length ? items : null;
 };
 
-/**
- * Read values that equal the declared ones under a normalisation (a duration as "1h" or 3600, a
- * list in another order, a policy with other whitespace, an empty list for none) keep the declared
- * form, so a refresh reports only real drift.
- */
-export function keepDeclaredForm(
-  read: Record<string, unknown>,
-  state: Record<string, unknown> | undefined,
-  normalizers: Record<string, ((value: never) => unknown) | undefined>,
-): Record<string, unknown> {
-  if (!state) return read;
-  const result = { ...read };
-  for (const [key, normalize] of Object.entries(normalizers)) {
-    if (!normalize || !(key in result)) continue;
-    const norm = (v: unknown) => JSON.stringify(v === undefined ? null : normalize(v as never) ?? null);
-    if (norm(result[key]) === norm(state[key])) result[key] = state[key];
-  }
-  return result;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Eventual consistency after a rotation.
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { cloudMount, leaseDuration, keepDeclaredForm, normalizeDuration, secondsOf } from "./common";
+import { cloudMount, leaseDuration, normalizeDuration, secondsOf } from "./common";
 
 const inputs = z
   .object({
@@ -25,7 +25,7 @@ const inputs = z
     }
   });
 
-const base = keepObject({
+export const leaseConfigSpec = keepObject({
   type: "CloudLeaseConfig",
   description: "The lease settings of the cloud-credentials engine",
   path: "{mount*}/config/lease",
@@ -34,16 +34,9 @@ const base = keepObject({
   inputs,
   answer: z.object({ lease: z.string(), lease_max: z.string() }).loose(),
   normalize: { lease: normalizeDuration, leaseMax: normalizeDuration },
+  keepDeclaredForm: true,
   singleton: { leave: "the engine has no delete for its lease configuration; these leases stay in force until written again or the engine is unmounted" },
 });
-
-export const leaseConfigSpec: typeof base = {
-  ...base,
-  async read(ctx, id, state) {
-    const found = await base.read(ctx, id, state);
-    return found && { ...found, inputs: keepDeclaredForm(found.inputs, state, base.normalize ?? {}) as never };
-  },
-};
 
 /**
  * The lease settings of a cloud-credentials engine (`<mount>/config/lease`). Destroy leaves them on

@@ -10,7 +10,7 @@ import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/machine";
 import { isUnknown, containsUnknown } from "../../../provider/unknowns";
-import { cloudDuration, cloudMount, keepDeclaredForm, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
+import { cloudDuration, cloudMount, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
@@ -162,7 +162,8 @@ export const roleSpec = keepObject({
   inputs,
   normalize,
   bodyOf: (values) => roleBody(values),
-  inputsOf: (answer, state) => keepDeclaredForm(inputsOfAnswer(answer, state), state, normalize) as never,
+  inputsOf: (answer, state) => inputsOfAnswer(answer, state) as never,
+  keepDeclaredForm: true,
   onRead(ctx, id, answer) {
     if (answer.invalid_data === undefined || answer.invalid_data === null || answer.invalid_data === "") return;
     ctx.warn(
