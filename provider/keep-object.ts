@@ -160,6 +160,13 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
    * reports only real drift (a duration read back as seconds, a list in another order).
    */
   keepDeclaredForm?: boolean;
+  /**
+   * Values the service reports by default where the program declares nothing (an empty alphabet),
+   * by input; a function gives them from the read (defaults that depend on a type). Not drift.
+   */
+  serviceDefaults?: Partial<Record<keyof Out<S>, unknown>> | ((read: Record<string, unknown>) => Record<string, unknown>);
+  /** Inputs whose value the service chooses when the program leaves them out: reported only when declared. */
+  serviceChosen?: readonly (keyof Out<S> & string)[];
   /** What a read says besides the inputs: a warning about the object as the service holds it. */
   onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
@@ -209,6 +216,18 @@ export function keepDeclaredForm(
     if (!normalize || !(key in result)) continue;
     const norm = (v: unknown) => JSON.stringify(v === undefined ? null : normalize(v as never) ?? null);
     if (norm(result[key]) === norm(state[key])) result[key] = state[key];
+  }
+  return result;
+}
+
+/**
+ * Read inputs without the values the service fills in by default, where the program left them out:
+ * a default the service reports is not drift.
+ */
+export function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, unknown> | undefined, defaults: Record<string, unknown>): Record<string, unknown> {
+  const result = { ...inputs };
+  for (const [key, fallback] of Object.entries(defaults)) {
+    if (state?.[key] === undefined && JSON.stringify(result[key]) === JSON.stringify(fallback)) delete result[key];
   }
   return result;
 }
@@ -332,7 +351,10 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       if (!found) return undefined;
       declaration.onRead?.(ctx, id, found);
       const given = (declaration.inputsOf ? declaration.inputsOf(found, state) : inputsOf(found)) as Record<string, unknown>;
-      const inputs = declaration.keepDeclaredForm ? keepDeclaredForm(given, state, (declaration.normalize ?? {}) as never) : given;
+      const defaults = typeof declaration.serviceDefaults === "function" ? declaration.serviceDefaults(given) : declaration.serviceDefaults;
+      const reported = withoutDefaults(given, state, { ...defaults });
+      if (state) for (const key of declaration.serviceChosen ?? []) if (state[key] === undefined) delete reported[key];
+      const inputs = declaration.keepDeclaredForm ? keepDeclaredForm(reported, state, (declaration.normalize ?? {}) as never) : reported;
       return { inputs: inputs as never, computed: computedOf(found) };
     },
     async update(ctx, id, values) {

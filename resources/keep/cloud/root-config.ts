@@ -85,6 +85,8 @@ const base = keepObject({
   }),
   computedOf: (answer) => ({ currentAccessKey: String(answer.access_key ?? ""), currentRegion: String(answer.region ?? "") }),
   secretInputs: ["secretKey"],
+  // A region the program leaves to the service is reported as `currentRegion`, not as drift.
+  serviceChosen: ["region"],
   singleton: { leave: "the engine has no delete for its root configuration; it keeps these credentials until they are written again or the engine is unmounted" },
 });
 
@@ -105,12 +107,6 @@ async function currentAccessKeyOf(ctx: OperationContext, id: string): Promise<st
 export const rootConfigSpec: typeof base = {
   ...base,
   effective: { region: "currentRegion" },
-  async read(ctx, id, state) {
-    const found = await base.read(ctx, id, state);
-    // A region the program leaves to the service is reported as `currentRegion`, not as drift.
-    if (found && state && state.region === undefined) delete found.inputs.region;
-    return found;
-  },
   async update(ctx, id, values, olds) {
     const adopting = (values as { adopt?: boolean }).adopt === true;
     const keysChanged = adopting || values.accessKey !== olds.accessKey || secretKeyChanged(olds.secretKey, values.secretKey);

@@ -37,32 +37,3 @@ export const normalizeDuration = (value: string | number | undefined) => (value 
 /** Path of the object a keep ID names, with its read answer's fields. */
 export type Answer = Record<string, unknown>;
 
-/**
- * Read inputs without the values the service fills in by default, where the program left them out:
- * a default the service reports is not drift.
- */
-export function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, unknown> | undefined, defaults: Record<string, unknown>): Record<string, unknown> {
-  const result = { ...inputs };
-  for (const [key, fallback] of Object.entries(defaults)) {
-    if (state?.[key] === undefined && JSON.stringify(result[key]) === JSON.stringify(fallback)) delete result[key];
-  }
-  return result;
-}
-
-/**
- * Read values that equal the state's under a normalisation (a duration as "24h" or 86400, a list in
- * another order) keep the state's form, so a refresh reports only real drift.
- */
-export function inDeclaredForm(
-  inputs: Record<string, unknown>,
-  state: Record<string, unknown> | undefined,
-  normalizers: Record<string, ((value: never) => unknown) | undefined>,
-): Record<string, unknown> {
-  const result = { ...inputs };
-  for (const [key, normalize] of Object.entries(normalizers)) {
-    const declared = state?.[key];
-    if (!normalize || declared === undefined || result[key] === undefined) continue;
-    if (JSON.stringify(normalize(result[key] as never)) === JSON.stringify(normalize(declared as never))) result[key] = declared;
-  }
-  return result;
-}

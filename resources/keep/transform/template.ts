@@ -3,7 +3,7 @@ import { z } from "zod";
 import { keepId, keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
-import { builtInOf, objectName, transformMount, withoutDefaults } from "./common";
+import { builtInOf, objectName, transformMount } from "./common";
 import { compilePattern, CompiledPattern, missingGroups } from "./pattern";
 
 function compiles(pattern: unknown): CompiledPattern | undefined {
@@ -56,7 +56,7 @@ const inputs = z
     }
   });
 
-const base = keepObject({
+export const templateSpec = keepObject({
   type: "TransformTemplate",
   description: "A template of the transform engine",
   path: "{mount*}/template/{name*}",
@@ -65,16 +65,9 @@ const base = keepObject({
   inputs,
   builtIn: builtInOf("template"),
   references: { alphabet: { types: ["keep:TransformAlphabet"], id: (name, v) => keepId(v, `${v.mount}/alphabet/${name}`) } },
+  // The service reports an empty alphabet and formats where none were declared.
+  serviceDefaults: { alphabet: "", encodeFormat: "", decodeFormats: {} },
 });
-
-export const templateSpec: typeof base = {
-  ...base,
-  async read(ctx, id, state) {
-    const found = await base.read(ctx, id, state);
-    // The service reports an empty alphabet and formats where none were declared.
-    return found && { ...found, inputs: withoutDefaults(found.inputs, state, { alphabet: "", encodeFormat: "", decodeFormats: {} }) };
-  },
-};
 
 /** A template of the transform engine. ID: `<mount>/template/<name>`. */
 export const Template = defineResource(templateSpec);

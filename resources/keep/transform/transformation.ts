@@ -3,10 +3,10 @@
  * `<mount>/transformation/:name`. The type is immutable: changing it replaces the transformation.
  */
 import { z } from "zod";
-import { answerFields, keepClientOf, keepId, keepObject, pathSegment, pathTemplate, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
-import { duration, inDeclaredForm, normalizeDuration, transformMount, withoutDefaults } from "./common";
+import { duration, normalizeDuration, transformMount } from "./common";
 
 export const TRANSFORMATION_TYPES = ["fpe", "masking", "tokenization"] as const;
 export type TransformationType = (typeof TRANSFORMATION_TYPES)[number];
@@ -99,9 +99,30 @@ const base = keepObject({
     template: { types: ["keep:TransformTemplate"], id: (name, v) => keepId(v, `${v.mount}/template/${name}`) },
     stores: { types: ["keep:TransformStore"], id: (name, v) => keepId(v, `${v.mount}/stores/${name}`) },
   },
+  inputsOf: (answer) => inputsOfAnswer(answer) as never,
+  serviceDefaults: (read) => DEFAULTS[read.type as TransformationType] ?? {},
+  keepDeclaredForm: true,
 });
 
-const readPath = pathTemplate("{mount*}/transformation/{name}");
+/** The read answers `templates` (a list) for the written `template`; only the type's own parameters are part of it. */
+function inputsOfAnswer(answer: Record<string, unknown>): Record<string, unknown> {
+  const type = String(answer.type) as TransformationType;
+  const templates = Array.isArray(answer.templates) ? answer.templates.map(String) : [];
+  const read: Record<string, unknown> = {
+    type,
+    template: templates[0],
+    tweakSource: answer.tweak_source,
+    maskingCharacter: answer.masking_character,
+    mappingMode: answer.mapping_mode,
+    maxTtl: answer.max_ttl,
+    stores: answer.stores,
+    allowedRoles: answer.allowed_roles ?? [],
+  };
+  // The service may report the other types' parameters empty.
+  for (const key of Object.values(PARAMETERS).flat()) if (!PARAMETERS[type]?.includes(key) || read[key] === null || read[key] === "") delete read[key];
+  for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
+  return read;
+}
 
 export const transformationSpec: typeof base = {
   ...base,
@@ -112,31 +133,6 @@ export const transformationSpec: typeof base = {
   async update(ctx, id, values, olds) {
     if (values.mappingMode === "exportable" && olds.mappingMode !== "exportable") ctx.warn(`keep:TransformTransformation "${values.name}": ${EXPORTABLE_WARNING}`);
     return base.update(ctx, id, values, olds);
-  },
-  /** The read answers `templates` (a list) for the written `template`, and the type. */
-  async read(ctx, id, state) {
-    const { id: local, ...scope } = splitKeepId(id);
-    const values = base.fromId(id);
-    void local;
-    const answer = answerFields(await keepClientOf(ctx, scope).read(readPath.render(values), scopeOptions(scope)));
-    if (!answer) return undefined;
-    const type = String(answer.type) as TransformationType;
-    const templates = Array.isArray(answer.templates) ? answer.templates.map(String) : [];
-    const read: Record<string, unknown> = {
-      type,
-      template: templates[0],
-      tweakSource: answer.tweak_source,
-      maskingCharacter: answer.masking_character,
-      mappingMode: answer.mapping_mode,
-      maxTtl: answer.max_ttl,
-      stores: answer.stores,
-      allowedRoles: answer.allowed_roles ?? [],
-    };
-    // Only the type's own parameters are part of it; the service may report others empty.
-    for (const key of Object.values(PARAMETERS).flat()) if (!PARAMETERS[type]?.includes(key) || read[key] === null || read[key] === "") delete read[key];
-    for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
-    const inputs = inDeclaredForm(withoutDefaults(read, state, DEFAULTS[type] ?? {}), state, base.normalize ?? {});
-    return { inputs: inputs as never, computed: { templates } };
   },
 };
 
