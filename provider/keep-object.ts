@@ -167,6 +167,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   serviceDefaults?: Partial<Record<keyof Out<S>, unknown>> | ((read: Record<string, unknown>) => Record<string, unknown>);
   /** Inputs whose value the service chooses when the program leaves them out: reported only when declared. */
   serviceChosen?: readonly (keyof Out<S> & string)[];
+  /** What a write says before it is made: a warning about what the declared values allow. `olds` on update. */
+  onWrite?(ctx: OperationContext, values: Out<S>, olds?: Out<S>): void;
   /** What a read says besides the inputs: a warning about the object as the service holds it. */
   onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
@@ -343,6 +345,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     fromId,
     async create(ctx, values) {
       const id = naturalId(values);
+      declaration.onWrite?.(ctx, values as Out<S>);
       const answer = await write(ctx, id, values);
       return { id, computed: declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer) };
     },
@@ -357,7 +360,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       const inputs = declaration.keepDeclaredForm ? keepDeclaredForm(reported, state, (declaration.normalize ?? {}) as never) : reported;
       return { inputs: inputs as never, computed: computedOf(found) };
     },
-    async update(ctx, id, values) {
+    async update(ctx, id, values, olds) {
+      declaration.onWrite?.(ctx, values as Out<S>, olds as Out<S>);
       const answer = await write(ctx, id, values);
       return declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer);
     },

@@ -77,7 +77,7 @@ const inputs = z
     }
   });
 
-const base = keepObject({
+export const transformationSpec = keepObject({
   type: "TransformTransformation",
   description: "A transformation of the transform engine (FPE, masking or tokenization)",
   path: "{mount*}/transformation/{name}",
@@ -102,6 +102,9 @@ const base = keepObject({
   inputsOf: (answer) => inputsOfAnswer(answer) as never,
   serviceDefaults: (read) => DEFAULTS[read.type as TransformationType] ?? {},
   keepDeclaredForm: true,
+  onWrite(ctx, values, olds) {
+    if (values.mappingMode === "exportable" && olds?.mappingMode !== "exportable") ctx.warn(`keep:TransformTransformation "${values.name}": ${EXPORTABLE_WARNING}`);
+  },
 });
 
 /** The read answers `templates` (a list) for the written `template`; only the type's own parameters are part of it. */
@@ -123,18 +126,6 @@ function inputsOfAnswer(answer: Record<string, unknown>): Record<string, unknown
   for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
   return read;
 }
-
-export const transformationSpec: typeof base = {
-  ...base,
-  async create(ctx, values) {
-    if (values.mappingMode === "exportable") ctx.warn(`keep:TransformTransformation "${values.name}": ${EXPORTABLE_WARNING}`);
-    return base.create(ctx, values);
-  },
-  async update(ctx, id, values, olds) {
-    if (values.mappingMode === "exportable" && olds.mappingMode !== "exportable") ctx.warn(`keep:TransformTransformation "${values.name}": ${EXPORTABLE_WARNING}`);
-    return base.update(ctx, id, values, olds);
-  },
-};
 
 /**
  * A transformation of the transform engine: format-preserving encryption (`fpe`), `masking` or
