@@ -23,6 +23,7 @@ import { defineResource, OperationArgs } from "../../provider/resource";
 import { secretInput } from "../../provider/secret-ref";
 import { operationSpec } from "../../provider/spec";
 import * as wire from "./rekey/wire";
+import { functionCall } from "../../provider/functions";
 
 const HEX_OR_BASE64 = /^(?:[0-9a-fA-F]{2})+$|^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -430,13 +431,8 @@ export class RekeyFunctionError extends Error {
   override readonly name = "RekeyFunctionError";
 }
 
-async function callFunction<T>(fn: string, args: RekeyTarget, ctx: OperationContext, call: (client: KeepClient) => Promise<T>): Promise<T> {
-  try {
-    return await call(ctx.keep(args.cluster));
-  } catch (e) {
-    throw new RekeyFunctionError(failureMessage(`keep.${fn}() failed`, e), { cause: e });
-  }
-}
+const callFunction = <T>(fn: string, args: RekeyTarget, ctx: OperationContext, call: (client: KeepClient) => Promise<T>) =>
+  functionCall(RekeyFunctionError, `keep.${fn}()`, () => call(ctx.keep(args.cluster)));
 
 /**
  * The rekey attempt in progress, if any (one status read). Runs in the program, in preview too.

@@ -9,10 +9,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { failureMessage } from "../../provider/advice";
 import { programContext } from "../../provider/context";
 import { BlockingQuery, MeshClient, MeshLeafCertificate, parseWait } from "../../provider/mesh-client";
-import { validateInputs } from "../../provider/validate";
+import { functionArguments, functionCall } from "../../provider/functions";
 
 const text = (what: string) => z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
 
@@ -115,15 +114,7 @@ export class MeshFunctionError extends Error {
   override readonly name = "MeshFunctionError";
 }
 
-function parseArgs<T>(fn: string, schema: z.ZodType<T>, args: unknown): T {
-  const result = validateInputs(schema, (args ?? {}) as Record<string, unknown>);
-  if (result.failures.length || result.value === undefined) {
-    // The shared validation speaks of resource properties; these are arguments.
-    const reasons = result.failures.map((f) => `${f.property}: ${f.reason.replace("a property of this resource", `an argument of mesh.${fn}`)}`);
-    throw new MeshFunctionError(`mesh.${fn}: invalid arguments: ${reasons.join("; ")}`);
-  }
-  return result.value;
-}
+const parseArgs = <S extends z.ZodType>(fn: string, schema: S, args: unknown) => functionArguments(MeshFunctionError, `mesh.${fn}`, schema, args);
 
 function blockingOf(fn: string, args: { index?: number; wait?: string | number }): BlockingQuery | undefined {
   if (args.index === undefined) {
@@ -141,13 +132,8 @@ function blockingOf(fn: string, args: { index?: number; wait?: string | number }
 }
 
 /** Runs one call, turning a failure into a message that names the function and what to fix. */
-async function call<T>(fn: string, what: string, permission: string | undefined, run: (client: MeshClient) => Promise<T>): Promise<T> {
-  try {
-    return await run(programContext().mesh());
-  } catch (e) {
-    throw new MeshFunctionError(failureMessage(`mesh.${fn}(${what}) failed`, e, { permission }), { cause: e });
-  }
-}
+const call = <T>(fn: string, what: string, permission: string | undefined, run: (client: MeshClient) => Promise<T>) =>
+  functionCall(MeshFunctionError, `mesh.${fn}(${what})`, () => run(programContext().mesh()), { advice: { permission } });
 
 /**
  * Asks the agent whether a client certificate may connect to a service, from the intentions (an

@@ -2,7 +2,6 @@
  * Functions of the workspace service. Dynamic providers have no invoke, so these run in the program's
  * process and read the connection settings from the program's stack configuration (`programContext`).
  */
-import { failureMessage } from "../../provider/advice";
 import { OperationContext, programContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
 import { attributesOf, JsonApiResource, relatedId } from "../../provider/workspaces-client";
@@ -10,6 +9,7 @@ import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed, configurationVersionPath } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
 import { route } from "../../provider/paths";
+import { functionCall } from "../../provider/functions";
 
 type Attributes = Record<string, unknown>;
 
@@ -125,14 +125,7 @@ export class WorkspacesFunctionError extends Error {
  * Runs one function. A failed call to the service becomes a message that names the function and says
  * what to do; the function's own errors already say what is wrong and go on as they are.
  */
-async function call<T>(fn: string, what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    throw new WorkspacesFunctionError(failureMessage(`workspaces.${fn}(${what}) failed`, e), { cause: e });
-  }
-}
+const call = <T>(fn: string, what: string, run: () => Promise<T>) => functionCall(WorkspacesFunctionError, `workspaces.${fn}(${what})`, run, { onlyApiErrors: true });
 
 export interface ListWorkspacesArgs {
   /** Organization to list; default `workspaces:organization`. */

@@ -11,13 +11,11 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { failureMessage } from "../../../provider/advice";
 import { OperationContext, programContext } from "../../../provider/context";
-import { ApiError } from "../../../provider/errors";
 import { answerFields, keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
-import { validateInputs } from "../../../provider/validate";
 import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
 import { route } from "../../../provider/paths";
+import { functionArguments, functionCall } from "../../../provider/functions";
 
 const targetShape = {
   /** Where the engine is mounted (default `cloudA`). */
@@ -82,13 +80,7 @@ export class CloudFunctionError extends Error {
 
 type Args = z.output<typeof credentialsArgs>;
 
-function parseArgs(fn: string, args: unknown): Args {
-  const result = validateInputs(credentialsArgs, (args ?? {}) as Record<string, unknown>);
-  if (result.failures.length || !result.value) {
-    throw new CloudFunctionError(`keep.cloud.${fn}: invalid arguments: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
-  }
-  return result.value;
-}
+const parseArgs = (fn: string, args: unknown): Args => functionArguments(CloudFunctionError, `keep.cloud.${fn}`, credentialsArgs, args);
 
 /** The role's facts a request depends on, when it needs them; one read. */
 async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, via: "creds" | "sts"): Promise<void> {
@@ -116,7 +108,7 @@ async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, v
 /** One credentials request, plain; shared by the functions and the Credentials resource. */
 export async function requestCredentials(fn: string, ctx: OperationContext, rawArgs: unknown, via: "creds" | "sts"): Promise<PlainCredentials> {
   const args = parseArgs(fn, rawArgs);
-  try {
+  return functionCall(CloudFunctionError, `keep.cloud.${fn}(role "${args.role}")`, async () => {
     await checkAgainstRole(fn, ctx, args, via);
     const client = keepClientOf(ctx, args);
     const path = route("{mount*}/{via}/{role}", { ...args, via });
@@ -139,10 +131,7 @@ export async function requestCredentials(fn: string, ctx: OperationContext, rawA
       leaseDuration: Number(answer?.lease_duration ?? 0),
       renewable: answer?.renewable === true,
     };
-  } catch (e) {
-    if (e instanceof ApiError) throw new CloudFunctionError(failureMessage(`keep.cloud.${fn}(role "${args.role}") failed`, e), { cause: e });
-    throw e;
-  }
+  }, { onlyApiErrors: true });
 }
 
 function asSecrets(plain: PlainCredentials): CloudCredentials {

@@ -5,12 +5,11 @@
  * `keep-dr:address`, ...), through `programContext()`; they run in preview too.
  */
 import { z } from "zod";
-import { failureMessage } from "../../../provider/advice";
 import { OperationContext, programContext } from "../../../provider/context";
 import { answerFields } from "../../../provider/keep-object";
-import { validateInputs } from "../../../provider/validate";
 import { clusterShape, PREFIX, readStatus } from "./common";
 import { route } from "../../../provider/paths";
+import { functionArguments, functionCall } from "../../../provider/functions";
 
 /** A secondary as its primary reports it. */
 export interface KnownSecondary {
@@ -87,21 +86,8 @@ export class ReplicationFunctionError extends Error {
   override readonly name = "ReplicationFunctionError";
 }
 
-function parseArgs<T>(fn: string, schema: z.ZodType<T>, args: unknown): T {
-  const result = validateInputs(schema as never, (args ?? {}) as Record<string, unknown>);
-  if (result.failures.length) {
-    throw new ReplicationFunctionError(`keep.replication.${fn}(): ${result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
-  }
-  return result.value as T;
-}
-
-async function call<T>(fn: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    throw new ReplicationFunctionError(failureMessage(`keep.replication.${fn}() failed`, e), { cause: e });
-  }
-}
+const parseArgs = <S extends z.ZodType>(fn: string, schema: S, args: unknown) => functionArguments(ReplicationFunctionError, `keep.replication.${fn}()`, schema, args, "");
+const call = <T>(fn: string, work: () => Promise<T>) => functionCall(ReplicationFunctionError, `keep.replication.${fn}()`, work);
 
 /**
  * The cluster's replication status (one request, no token needed), typed by mode.

@@ -9,11 +9,11 @@
  * order, each with its `reference`. Decoded values are Pulumi secrets.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { failureMessage } from "../../../provider/advice";
 import { OperationContext, programContext } from "../../../provider/context";
 import { answerFields } from "../../../provider/keep-object";
 import { KeepRequestOptions } from "../../../provider/keep-client";
 import { route } from "../../../provider/paths";
+import { functionCall } from "../../../provider/functions";
 
 /** Where the engine is and which connection reaches it; every function takes these. */
 export interface TransformTarget {
@@ -196,7 +196,7 @@ async function callItems(
 ): Promise<{ items: Record<string, unknown>[]; batch: boolean }> {
   const path = route(args.decodeFormat ? "{mount*}/{endpoint}/{role}/{decodeFormat}" : "{mount*}/{endpoint}/{role}", { ...args, mount: mountOf(args), endpoint });
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
-  try {
+  return functionCall(TransformFunctionError, `keep.transform.${fn}(role "${args.role}")`, async () => {
     const client = ctx.keep(args.cluster);
     const post = async (body: Record<string, unknown>) => {
       const data = answerFields(await client.write(path, body, options)) ?? {};
@@ -212,9 +212,7 @@ async function callItems(
       return results;
     });
     return { items: answers.flat(), batch: true };
-  } catch (e) {
-    throw new TransformFunctionError(failureMessage(`keep.transform.${fn}(role "${args.role}") failed`, e), { cause: e });
-  }
+  });
 }
 
 const reference = (item: Record<string, unknown>) => (typeof item.reference === "string" && item.reference !== "" ? { reference: item.reference } : {});
@@ -309,12 +307,11 @@ export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   let continuation: string | undefined;
   do {
-    let page: Record<string, unknown>;
-    try {
-      page = answerFields(await ctx.keep(args.cluster).write(path, wire({ limit: args.limit, continuation }), options)) ?? {};
-    } catch (e) {
-      throw new TransformFunctionError(failureMessage(`keep.transform.snapshot(transformation "${args.transformation}") failed`, e), { cause: e });
-    }
+    const page = await functionCall(
+      TransformFunctionError,
+      `keep.transform.snapshot(transformation "${args.transformation}")`,
+      async () => answerFields(await ctx.keep(args.cluster).write(path, wire({ limit: args.limit, continuation }), options)) ?? {},
+    );
     for (const value of Array.isArray(page.values) ? page.values : []) yield String(value);
     continuation = typeof page.continuation === "string" && page.continuation !== "" ? page.continuation : undefined;
   } while (continuation);
