@@ -254,10 +254,7 @@ export async function decode(args: DecodeArgs | DecodeBatchArgs, ctx: OperationC
 export async function validate(args: TokenArgs, ctx?: OperationContext): Promise<ValidateResult>;
 export async function validate(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (ValidateResult & { reference?: string })[] }>;
 export async function validate(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
-  const { items, batch } = await callItems("validate", "validate", args, single, ctx);
-  const results = items.map((item) => ({ valid: item.valid === true, ...reference(item) }));
-  return batch ? { batchResults: results } : { valid: results[0].valid };
+  return tokenQuery("validate", "validate", args, ctx, (item) => ({ valid: item.valid === true }));
 }
 
 /**
@@ -267,10 +264,7 @@ export async function validate(args: TokenArgs | TokenBatchArgs, ctx: OperationC
 export async function isTokenized(args: TokenArgs, ctx?: OperationContext): Promise<TokenizedResult>;
 export async function isTokenized(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (TokenizedResult & { reference?: string })[] }>;
 export async function isTokenized(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
-  const { items, batch } = await callItems("isTokenized", "tokenized", args, single, ctx);
-  const results = items.map((item) => ({ tokenized: item.tokenized === true, ...reference(item) }));
-  return batch ? { batchResults: results } : { tokenized: results[0].tokenized };
+  return tokenQuery("isTokenized", "tokenized", args, ctx, (item) => ({ tokenized: item.tokenized === true }));
 }
 
 /**
@@ -280,14 +274,17 @@ export async function isTokenized(args: TokenArgs | TokenBatchArgs, ctx: Operati
 export async function getMetadata(args: TokenArgs, ctx?: OperationContext): Promise<MetadataResult>;
 export async function getMetadata(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (MetadataResult & { reference?: string })[] }>;
 export async function getMetadata(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
-  const { items, batch } = await callItems("getMetadata", "metadata", args, single, ctx);
-  const results = items.map((item) => ({
+  return tokenQuery("getMetadata", "metadata", args, ctx, (item) => ({
     metadata: String(item.metadata ?? ""),
     ...(typeof item.expiration_time === "string" && item.expiration_time ? { expirationTime: item.expiration_time } : {}),
-    ...reference(item),
   }));
-  return batch ? { batchResults: results } : { metadata: results[0].metadata, ...(results[0].expirationTime ? { expirationTime: results[0].expirationTime } : {}) };
+}
+
+/** A query about tokens (one value or a batch): each answer item read by `fromItem`, a batch's with its `reference`. */
+async function tokenQuery<R extends object>(fn: string, endpoint: Endpoint, args: TokenArgs | TokenBatchArgs, ctx: OperationContext, fromItem: (item: Record<string, unknown>) => R) {
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
+  const { items, batch } = await callItems(fn, endpoint, args, single, ctx);
+  return batch ? { batchResults: items.map((item) => ({ ...fromItem(item), ...reference(item) })) } : fromItem(items[0]);
 }
 
 export interface SnapshotArgs extends TransformTarget {
