@@ -101,9 +101,6 @@ export function keepClientOf(ctx: OperationContext, scope: KeepScope): KeepClien
   return ctx.keep(scope.cluster);
 }
 
-export { encodePath, pathTemplate } from "./paths";
-export type { PathTemplate } from "./paths";
-
 // ---------------------------------------------------------------------------------------------
 // The builder.
 
@@ -207,7 +204,7 @@ export function answerFields(answer: unknown): Record<string, unknown> | undefin
  * list in another order, a policy with other whitespace, an empty list for none) keep the declared
  * form, so a refresh reports only real drift.
  */
-export function keepDeclaredForm(
+function keepDeclaredForm(
   read: Record<string, unknown>,
   state: Record<string, unknown> | undefined,
   normalizers: Record<string, ((value: never) => unknown) | undefined>,
@@ -226,7 +223,7 @@ export function keepDeclaredForm(
  * Read inputs without the values the service fills in by default, where the program left them out:
  * a default the service reports is not drift.
  */
-export function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, unknown> | undefined, defaults: Record<string, unknown>): Record<string, unknown> {
+function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, unknown> | undefined, defaults: Record<string, unknown>): Record<string, unknown> {
   const result = { ...inputs };
   for (const [key, fallback] of Object.entries(defaults)) {
     if (state?.[key] === undefined && JSON.stringify(result[key]) === JSON.stringify(fallback)) delete result[key];

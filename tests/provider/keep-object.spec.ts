@@ -6,7 +6,8 @@ import Fastify, { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createContext, OperationContext } from "../../provider/context";
 import { ResponseShapeError } from "../../provider/errors";
-import { keepId, keepObject, mountInput, pathTemplate, splitKeepId } from "../../provider/keep-object";
+import { keepId, keepObject, mountInput, splitKeepId } from "../../provider/keep-object";
+import { pathTemplate } from "../../provider/paths";
 import { createMachine } from "../../provider/machine";
 
 describe("path templates", () => {
