@@ -9,6 +9,7 @@ import axiosRetry, { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
 import { ApiError, ApiErrorDetail, attemptMayHaveActed } from "./errors";
 import { certificateProblemOf, isCertificateRefusal, schemeMismatchOf } from "./tls-problems";
+import { transportFor } from "./transport";
 
 /** Which failures are retried, and how long to wait. One policy per client; a call may override it (`retry`). */
 export interface RetryPolicy {
@@ -200,11 +201,13 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
   const agent = isHttps
     ? new https.Agent({ keepAlive: true, ca: config.caCert, rejectUnauthorized: !config.skipTlsVerify })
     : new http.Agent({ keepAlive: true });
+  const baseURL = `${config.address}${options.basePath}`;
   const client = axios.create({
-    baseURL: `${config.address}${options.basePath}`,
+    baseURL,
     headers: options.headers,
     timeout: config.timeoutMs,
     [isHttps ? "httpsAgent" : "httpAgent"]: agent,
+    adapter: transportFor(baseURL, agent),
     maxRedirects: 0,
     // Error bodies are parsed by us; success bodies are JSON or empty.
     transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
