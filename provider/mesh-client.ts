@@ -6,10 +6,13 @@
  */
 import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import { ServiceConfig } from "./config";
-import { ApiError, unlessNotFound } from "./errors";
+import { Call, Endpoint, NotFound, send, Transport } from "./contract";
+import { mesh, MeshAuthorizeAnswer, MeshAuthorizeRequest, MeshCaRoots, MeshLeafCertificate, MeshPartition } from "./contracts/mesh";
+import { ApiError } from "./errors";
 import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
 import { waitFor } from "./wait";
-import { route } from "./paths";
+
+export type { MeshAuthorizeAnswer, MeshAuthorizeRequest, MeshCaRoot, MeshCaRoots, MeshLeafCertificate, MeshPartition } from "./contracts/mesh";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
@@ -40,61 +43,6 @@ export interface MeshAnswer<T> {
   body: T;
   /** Value of `X-Mesh-Index`, when the service sent one. */
   index?: number;
-}
-
-export interface MeshPartition {
-  Name: string;
-  Description: string;
-  DeletedAt?: string;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-export interface MeshCaRoot {
-  ID: string;
-  Name: string;
-  SerialNumber: number;
-  SigningKeyID: string;
-  ExternalTrustDomain: string;
-  NotBefore: string;
-  NotAfter: string;
-  RootCert: string;
-  IntermediateCerts: string[] | null;
-  Active: boolean;
-  PrivateKeyType: string;
-  PrivateKeyBits: number;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-export interface MeshCaRoots {
-  ActiveRootID: string;
-  TrustDomain?: string;
-  Roots: MeshCaRoot[];
-}
-
-export interface MeshLeafCertificate {
-  SerialNumber: string;
-  CertPEM: string;
-  PrivateKeyPEM: string;
-  Service: string;
-  ServiceURI: string;
-  ValidAfter: string;
-  ValidBefore: string;
-  Namespace: string;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-export interface MeshAuthorizeRequest {
-  Target: string;
-  ClientCertURI: string;
-  ClientCertSerial: string;
-}
-
-export interface MeshAuthorizeAnswer {
-  Authorized: boolean;
-  Reason: string;
 }
 
 /** Refusals the service answers as 500 with a message; retrying cannot change them. */
@@ -160,8 +108,17 @@ function isRefusal(error: AxiosError): boolean {
   return refusalOfText(error.response?.status, typeof body === "string" ? body : "") !== undefined;
 }
 
+/** What a request of the mesh service carries besides its path and body. */
+export interface MeshCallOptions {
+  /** Entries whose value is `true` are sent bare (`?consistent`). */
+  query?: Record<string, string | true | undefined>;
+  blocking?: BlockingQuery;
+  retry?: RetryOverride;
+}
+
 export class MeshClient {
   private readonly http: AxiosInstance;
+  private readonly transport: Transport<MeshCallOptions, { index?: number }>;
 
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
@@ -169,14 +126,19 @@ export class MeshClient {
     // Rule 4: this header ranks below the `ns` query parameter that per-call namespaces use.
     if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
     this.http = createHttpClient({ config, basePath: "/v1", headers, isFinal: isRefusal });
+    this.transport = async (method, path, body, options) => {
+      const { body: answer, index } = await this.request(method, path, { ...options, body });
+      return { body: answer, extra: { index } };
+    };
+  }
+
+  /** Sends one row of the contract (`contracts/mesh.ts`); the answer carries the `X-Mesh-Index` of the read. */
+  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, MeshCallOptions> = {}) {
+    return send(this.config.service, "/v1", this.transport, row, call);
   }
 
   /** Sends one request; `query` entries whose value is `true` are sent bare (`?consistent`). */
-  async request<T = unknown>(
-    method: string,
-    path: string,
-    options: { body?: unknown; query?: Record<string, string | true | undefined>; blocking?: BlockingQuery; retry?: RetryOverride } = {},
-  ): Promise<MeshAnswer<T>> {
+  async request<T = unknown>(method: string, path: string, options: MeshCallOptions & { body?: unknown } = {}): Promise<MeshAnswer<T>> {
     const query: Record<string, string | true | undefined> = { ...options.query };
     let timeout = this.config.timeoutMs;
     if (options.blocking) {
@@ -222,27 +184,23 @@ export class MeshClient {
 
   /** Undefined when the partition does not exist. */
   async readPartition(name: string, options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition | undefined> {
-    return (await unlessNotFound(this.request<MeshPartition>("GET", route("partition/{name}", { name }), { query: this.readQuery(options) })))?.body;
+    return (await this.send(mesh.readPartition, { params: { name }, options: { query: this.readQuery(options) } }))?.body;
   }
 
   async listPartitions(options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition[]> {
-    const answer = await this.request<MeshPartition[] | null>("GET", "partitions", { query: this.readQuery(options) });
-    return answer.body ?? [];
+    return (await this.send(mesh.listPartitions, { options: { query: this.readQuery(options) } })).body;
   }
 
   async createPartition(name: string, description: string): Promise<MeshPartition> {
-    return (await this.request<MeshPartition>("PUT", "partition", { body: { Name: name, Description: description } })).body;
+    return (await this.send(mesh.createPartition, { body: { Name: name, Description: description } })).body;
   }
 
-  /** The payload's `Name` is the path's name, as the service requires when it is given. */
   async updatePartition(name: string, description: string): Promise<MeshPartition> {
-    return (await this.request<MeshPartition>("PUT", route("partition/{name}", { name }), { body: { Name: name, Description: description } }))
-      .body;
+    return (await this.send(mesh.updatePartition, { params: { name }, body: { Name: name, Description: description } })).body;
   }
 
-  /** Marks the partition for deletion; the service removes it in the background. */
   async deletePartition(name: string): Promise<void> {
-    await this.request("DELETE", route("partition/{name}", { name }));
+    await this.send(mesh.deletePartition, { params: { name } });
   }
 
   /**
@@ -266,20 +224,17 @@ export class MeshClient {
   /** Whether `ClientCertURI` may connect to `Target`. The namespace goes as `ns` and in the body. */
   async authorize(request: MeshAuthorizeRequest, options: Pick<MeshRequestOptions, "namespace" | "partition"> = {}): Promise<MeshAuthorizeAnswer> {
     const body = options.namespace ? { ...request, Namespace: options.namespace } : request;
-    return (await this.request<MeshAuthorizeAnswer>("POST", "agent/connect/authorize", { body, query: this.scopeQuery(options, true) })).body;
+    return (await this.send(mesh.authorize, { body, options: { query: this.scopeQuery(options, true) } })).body;
   }
 
-  async caRoots(options: Omit<MeshRequestOptions, "namespace"> = {}): Promise<MeshAnswer<MeshCaRoots>> {
-    return this.request<MeshCaRoots>("GET", "agent/connect/ca/roots", {
-      query: { ...this.readQuery(options), ...this.scopeQuery(options, false) },
-      blocking: options.blocking,
-    });
+  caRoots(options: Omit<MeshRequestOptions, "namespace"> = {}): Promise<MeshAnswer<MeshCaRoots>> {
+    return this.send(mesh.caRoots, { options: { query: { ...this.readQuery(options), ...this.scopeQuery(options, false) }, blocking: options.blocking } });
   }
 
-  async leafCertificate(service: string, options: MeshRequestOptions = {}): Promise<MeshAnswer<MeshLeafCertificate>> {
-    return this.request<MeshLeafCertificate>("GET", route("agent/connect/ca/leaf/{service}", { service }), {
-      query: { ...this.readQuery(options), ...this.scopeQuery(options, true) },
-      blocking: options.blocking,
+  leafCertificate(service: string, options: MeshRequestOptions = {}): Promise<MeshAnswer<MeshLeafCertificate>> {
+    return this.send(mesh.leafCertificate, {
+      params: { service },
+      options: { query: { ...this.readQuery(options), ...this.scopeQuery(options, true) }, blocking: options.blocking },
     });
   }
 }

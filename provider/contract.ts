@@ -1,0 +1,93 @@
+/**
+ * A service's wire contract: each endpoint one row, declared in one line plus its schemas, as in
+ * `endpoint("GET partition/{name}", { answer: partition, notFound: "absent" })`. A row says the
+ * method, the path template (relative to the service's base path; `{x}` one segment, `{x*}` several),
+ * the payload as the service reads it, the answer as it sends it (checked, and mapped to our names
+ * where the schema transforms it) and what a 404 means there. `send` is the one way a row goes out:
+ * the path from its template, the answer checked, a 404 read by the row; the service's client
+ * brings the rest (authentication, envelopes, queries, retries) as the `transport`.
+ */
+import { z } from "zod";
+import { checkedAnswer, unlessNotFound } from "./errors";
+import { route } from "./paths";
+
+export type Method = "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
+
+/** What a 404 means at an endpoint: a failure like any other, or the answer "not there". */
+export type NotFound = "error" | "absent";
+
+export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotFound = NotFound> {
+  readonly method: Method;
+  /** Path template under the service's base path. */
+  readonly path: string;
+  /** The payload in the service's names; a body that does not fit is refused before it is sent. */
+  readonly body?: z.ZodType<unknown, Body>;
+  /** The answer in the service's names, or mapped to ours by the schema's transform. */
+  readonly answer: z.ZodType<Answer>;
+  readonly notFound: Missing;
+}
+
+const noAnswer = z.unknown().transform(() => undefined);
+
+/** One row: `"<METHOD> <path template>"`, then the schemas. Without `answer` the body is not read. */
+export function endpoint<Body = never, Answer = void, Missing extends NotFound = "error">(
+  line: `${Method} ${string}`,
+  parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing } = {},
+): Endpoint<Body, Answer, Missing> {
+  const [method, path] = line.split(" ") as [Method, string];
+  return {
+    method,
+    path,
+    body: parts.body,
+    answer: (parts.answer ?? noAnswer) as z.ZodType<Answer>,
+    notFound: (parts.notFound ?? "error") as Missing,
+  };
+}
+
+/** What one request of a row carries besides its body. */
+export interface Call<Body, Options> {
+  /** Values of the path template's names. */
+  params?: object;
+  body?: Body;
+  /** The client's own options for this request (namespace, query, blocking, retry). */
+  options?: Options;
+}
+
+/** The service client's part: send a request as its profile wants, give back the body (and the rest it reads). */
+export type Transport<Options, Extra> = (
+  method: Method,
+  path: string,
+  body: unknown,
+  options: Options | undefined,
+) => Promise<{ body: unknown; extra: Extra }>;
+
+export type Answered<Answer, Missing extends NotFound, Extra> = Missing extends "absent"
+  ? ({ body: Answer } & Extra) | undefined
+  : { body: Answer } & Extra;
+
+/**
+ * Sends one row: its path rendered from `params`, its body checked by its schema, its answer checked
+ * (a `ResponseShapeError` naming each field that is not what the contract says) and a 404 read as
+ * the row says.
+ */
+export async function send<Body, Answer, Missing extends NotFound, Options, Extra>(
+  service: string,
+  basePath: string,
+  transport: Transport<Options, Extra>,
+  row: Endpoint<Body, Answer, Missing>,
+  call: Call<Body, Options> = {},
+): Promise<Answered<Answer, Missing, Extra>> {
+  const path = route(row.path, call.params ?? {});
+  const shown = `${service}: ${row.method} ${basePath}/${path}`;
+  let body: unknown = call.body;
+  if (row.body && call.body !== undefined) {
+    const result = row.body.safeParse(call.body);
+    if (!result.success) throw new Error(`${shown}: the payload does not fit the contract: ${result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`);
+    body = result.data;
+  }
+  const sent = transport(row.method, path, body, call.options);
+  const answer = row.notFound === "absent" ? await unlessNotFound(sent) : await sent;
+  if (answer === undefined) return undefined as Answered<Answer, Missing, Extra>;
+  const checked = checkedAnswer(row.answer, answer.body, { service, method: row.method, path: `${basePath}/${path}` });
+  return { ...answer.extra, body: checked } as Answered<Answer, Missing, Extra>;
+}

@@ -1,0 +1,94 @@
+/**
+ * Rows of a wire contract and the one way they go out (`provider/contract.ts`): the path from the
+ * template, the payload held to its schema before anything is sent, the answer checked and read
+ * leniently, a 404 read as the row says. The mesh service's client sends every request by a row.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import { endpoint, Method, send, Transport } from "../../provider/contract";
+import { mesh } from "../../provider/contracts/mesh";
+import { ApiError, ResponseShapeError } from "../../provider/errors";
+
+interface Sent {
+  method: Method;
+  path: string;
+  body: unknown;
+}
+
+/** A transport that records what it is given and answers `reply`. */
+function recording(reply: (sent: Sent) => unknown): { sent: Sent[]; transport: Transport<undefined, { index: number }> } {
+  const sent: Sent[] = [];
+  return {
+    sent,
+    transport: async (method, p, body) => {
+      sent.push({ method, path: p, body });
+      return { body: reply({ method, path: p, body }), extra: { index: 7 } };
+    },
+  };
+}
+
+const partition = { Name: "team", Description: "", CreateIndex: 1, ModifyIndex: 2 };
+
+describe("a row of a wire contract", () => {
+  test("the line gives method and path template; the path's values are encoded once", async () => {
+    const row = endpoint("PUT things/{name}/{rest*}", { body: z.strictObject({ A: z.number() }), answer: z.object({ ok: z.boolean() }) });
+    expect({ method: row.method, path: row.path, notFound: row.notFound }).toEqual({ method: "PUT", path: "things/{name}/{rest*}", notFound: "error" });
+    const { sent, transport } = recording(() => ({ ok: true }));
+    const answer = await send("svc", "/v1", transport, row, { params: { name: "a/b c", rest: "x y/z" }, body: { A: 1 } });
+    expect(sent).toEqual([{ method: "PUT", path: "things/a%2Fb%20c/x%20y/z", body: { A: 1 } }]);
+    expect(answer).toEqual({ body: { ok: true }, index: 7 });
+  });
+
+  test("a payload that does not fit is refused before anything is sent, naming the request and the field", async () => {
+    const row = endpoint("PUT things/{name}", { body: z.strictObject({ A: z.number() }) });
+    const { sent, transport } = recording(() => undefined);
+    const error = (await send("svc", "/v1", transport, row, { params: { name: "n" }, body: { A: "1" } as never }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^svc: PUT \/v1\/things\/n: the payload does not fit the contract: A: /);
+    expect(sent).toHaveLength(0);
+  });
+
+  test("an answer without the contract's shape is a ResponseShapeError naming the request and each field", async () => {
+    const { transport } = recording(() => ({ Name: 3, CreateIndex: -1, ModifyIndex: 2 }));
+    const error = await send("mesh", "/v1", transport, mesh.readPartition, { params: { name: "team" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseShapeError);
+    expect((error as ResponseShapeError).message).toMatch(/^mesh: GET \/v1\/partition\/team answered with an unexpected body: Name: .*; CreateIndex: /);
+  });
+
+  test("answers are read leniently: unknown fields kept, documented defaults filled in", async () => {
+    const { transport } = recording(() => ({ Name: "team", CreateIndex: 1, ModifyIndex: 2, PartitionDefaults: { x: 1 } }));
+    const answer = await send("mesh", "/v1", transport, mesh.readPartition, { params: { name: "team" } });
+    expect(answer?.body).toEqual({ Name: "team", Description: "", CreateIndex: 1, ModifyIndex: 2, PartitionDefaults: { x: 1 } });
+    const lists = recording(() => null);
+    expect((await send("mesh", "/v1", lists.transport, mesh.listPartitions)).body).toEqual([]);
+  });
+
+  test("a 404 is 'not there' where the row says so, and a failure elsewhere", async () => {
+    const notFound: Transport<undefined, object> = async (method, p) => {
+      throw new ApiError("mesh", method, `/v1/${p}`, 404, []);
+    };
+    expect(await send("mesh", "/v1", notFound, mesh.readPartition, { params: { name: "gone" } })).toBeUndefined();
+    const error = await send("mesh", "/v1", notFound, mesh.updatePartition, { params: { name: "gone" }, body: { Name: "gone", Description: "" } }).catch((e: unknown) => e);
+    expect((error as ApiError).status).toBe(404);
+  });
+
+  test("a row without an answer schema does not read the body", async () => {
+    const { transport } = recording(() => "anything at all");
+    expect((await send("mesh", "/v1", transport, mesh.deletePartition, { params: { name: "team" } })).body).toBeUndefined();
+  });
+
+  test("the mesh contract's answers parse what the spec shows", async () => {
+    const { transport } = recording(() => partition);
+    expect((await send("mesh", "/v1", transport, mesh.createPartition, { body: { Name: "team", Description: "" } })).body).toEqual(partition);
+    const roots = recording(() => ({ ActiveRootID: "r1", Roots: null }));
+    expect((await send("mesh", "/v1", roots.transport, mesh.caRoots)).body).toEqual({ ActiveRootID: "r1", Roots: [] });
+  });
+
+  test("the mesh client sends every request by a row of its contract", () => {
+    const source = fs.readFileSync(path.join(__dirname, "../../provider/mesh-client.ts"), "utf8");
+    // `request` is the profile (headers, query, blocking); only the transport that rows go through calls it.
+    expect(source.match(/this\.request\(/g)).toHaveLength(1);
+    expect(source).toMatch(/this\.transport = async \(method, path, body, options\) => \{\n\s+const \{ body: answer, index \} = await this\.request\(/);
+    expect(source).not.toMatch(/"(GET|PUT|POST|DELETE)"/);
+  });
+});
