@@ -25,6 +25,11 @@ export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotF
   /** The answer in the service's names, or mapped to ours by the schema's transform. */
   readonly answer: z.ZodType<Answer>;
   readonly notFound: Missing;
+  /**
+   * A write that moves a process on (a share submitted, an attempt started): never sent again when
+   * an attempt may have acted, since the repetition would be refused or act twice.
+   */
+  readonly once: boolean;
 }
 
 const noAnswer = z.unknown().transform(() => undefined);
@@ -32,7 +37,7 @@ const noAnswer = z.unknown().transform(() => undefined);
 /** One row: `"<METHOD> <path template>"`, then the schemas. Without `answer` the body is not read. */
 export function endpoint<Body = never, Answer = void, Missing extends NotFound = "error">(
   line: `${Method} ${string}`,
-  parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing } = {},
+  parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing; once?: boolean } = {},
 ): Endpoint<Body, Answer, Missing> {
   const [method, path] = line.split(" ") as [Method, string];
   return {
@@ -41,6 +46,7 @@ export function endpoint<Body = never, Answer = void, Missing extends NotFound =
     body: parts.body,
     answer: (parts.answer ?? noAnswer) as z.ZodType<Answer>,
     notFound: (parts.notFound ?? "error") as Missing,
+    once: parts.once ?? false,
   };
 }
 
@@ -55,7 +61,7 @@ export interface Call<Body, Options> {
 
 /** The service client's part: send a request as its profile wants, give back the body (and the rest it reads). */
 export type Transport<Options, Extra> = (
-  method: Method,
+  row: Endpoint,
   path: string,
   body: unknown,
   options: Options | undefined,
@@ -85,7 +91,7 @@ export async function send<Body, Answer, Missing extends NotFound, Options, Extr
     if (!result.success) throw new Error(`${shown}: the payload does not fit the contract: ${result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`);
     body = result.data;
   }
-  const sent = transport(row.method, path, body, call.options);
+  const sent = transport(row as Endpoint, path, body, call.options);
   const answer = row.notFound === "absent" ? await unlessNotFound(sent) : await sent;
   if (answer === undefined) return undefined as Answered<Answer, Missing, Extra>;
   const checked = checkedAnswer(row.answer, answer.body, { service, method: row.method, path: `${basePath}/${path}` });

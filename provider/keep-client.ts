@@ -1,8 +1,28 @@
-/** Client of the secrets service: `/v1` paths, `X-Keep-Token`, namespaces, lists as `GET ?list=true`. */
+/**
+ * Client of the secrets service: `/v1` paths, `X-Keep-Token`, namespaces, lists as `GET ?list=true`,
+ * answers bare or inside the `data` envelope.
+ */
 import { AxiosInstance } from "axios";
 import { ServiceConfig } from "./config";
+import { Call, Endpoint, NotFound, send, Transport } from "./contract";
 import { unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The fields of an answer: inside the `data` envelope when there is one, else at the top level. */
+export function answerFields(answer: unknown): Record<string, unknown> | undefined {
+  if (!isObject(answer)) return undefined;
+  return isObject(answer.data) ? answer.data : answer;
+}
+
+/** The retries of a row's request: a row sent once never repeats an attempt that may have acted. */
+function retryOf(row: Endpoint, retry: RetryOverride | undefined): RetryOverride | undefined {
+  if (!row.once || retry === false) return retry;
+  return { ...retry, retryWhenMayHaveActed: false };
+}
 
 export interface KeepRequestOptions {
   /** Namespace for this request; overrides the configured one. */
@@ -16,6 +36,10 @@ export interface KeepRequestOptions {
 
 export class KeepClient {
   private readonly http: AxiosInstance;
+  private readonly transport: Transport<KeepRequestOptions, object> = async (row, path, body, options = {}) => {
+    const answer = await this.request(row.method, path, body, { ...options, retry: retryOf(row, options.retry) });
+    return { body: answerFields(answer) ?? answer, extra: {} };
+  };
 
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
@@ -41,6 +65,11 @@ export class KeepClient {
       retry: options.retry,
     });
     return response.data;
+  }
+
+  /** Sends one row of the contract (`contracts/keep.ts`); its schema reads the answer's fields, bare or under `data`. */
+  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, KeepRequestOptions> = {}) {
+    return send(this.config.service, "/v1", this.transport, row, call);
   }
 
   /** GET; undefined when the object does not exist (404). */

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { OperationContext } from "./context";
 import { checkedAnswer } from "./errors";
 import { pathTemplate } from "./paths";
-import type { KeepClient, KeepRequestOptions } from "./keep-client";
+import { answerFields, type KeepClient, type KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
 import { CLUSTER_NAME } from "./config";
 
@@ -189,15 +189,6 @@ function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** The fields of an answer: inside the `data` envelope when there is one, else at the top level. */
-export function answerFields(answer: unknown): Record<string, unknown> | undefined {
-  if (!isObject(answer)) return undefined;
-  return isObject(answer.data) ? answer.data : answer;
-}
 
 /**
  * Read values that equal the declared ones under a normalisation (a duration as "1h" or 3600, a

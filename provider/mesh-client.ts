@@ -126,8 +126,8 @@ export class MeshClient {
     // Rule 4: this header ranks below the `ns` query parameter that per-call namespaces use.
     if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
     this.http = createHttpClient({ config, basePath: "/v1", headers, isFinal: isRefusal });
-    this.transport = async (method, path, body, options) => {
-      const { body: answer, index } = await this.request(method, path, { ...options, body });
+    this.transport = async (row, path, body, options) => {
+      const { body: answer, index } = await this.request(row.method, path, { ...options, body });
       return { body: answer, extra: { index } };
     };
   }

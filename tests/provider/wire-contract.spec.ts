@@ -1,13 +1,18 @@
 /**
  * Rows of a wire contract and the one way they go out (`provider/contract.ts`): the path from the
  * template, the payload held to its schema before anything is sent, the answer checked and read
- * leniently, a 404 read as the row says. The mesh service's client sends every request by a row.
+ * leniently, a 404 read as the row says, a write sent once never repeated. The mesh service's
+ * client sends every request by a row.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { endpoint, Method, send, Transport } from "../../provider/contract";
+import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
+import { resolveServiceConfig } from "../../provider/config";
+import { rekey } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
+import { KeepClient } from "../../provider/keep-client";
 import { ApiError, ResponseShapeError } from "../../provider/errors";
 
 interface Sent {
@@ -21,7 +26,7 @@ function recording(reply: (sent: Sent) => unknown): { sent: Sent[]; transport: T
   const sent: Sent[] = [];
   return {
     sent,
-    transport: async (method, p, body) => {
+    transport: async ({ method }, p, body) => {
       sent.push({ method, path: p, body });
       return { body: reply({ method, path: p, body }), extra: { index: 7 } };
     },
@@ -64,7 +69,7 @@ describe("a row of a wire contract", () => {
   });
 
   test("a 404 is 'not there' where the row says so, and a failure elsewhere", async () => {
-    const notFound: Transport<undefined, object> = async (method, p) => {
+    const notFound: Transport<undefined, object> = async ({ method }, p) => {
       throw new ApiError("mesh", method, `/v1/${p}`, 404, []);
     };
     expect(await send("mesh", "/v1", notFound, mesh.readPartition, { params: { name: "gone" } })).toBeUndefined();
@@ -88,7 +93,44 @@ describe("a row of a wire contract", () => {
     const source = fs.readFileSync(path.join(__dirname, "../../provider/mesh-client.ts"), "utf8");
     // `request` is the profile (headers, query, blocking); only the transport that rows go through calls it.
     expect(source.match(/this\.request\(/g)).toHaveLength(1);
-    expect(source).toMatch(/this\.transport = async \(method, path, body, options\) => \{\n\s+const \{ body: answer, index \} = await this\.request\(/);
+    expect(source).toMatch(/this\.transport = async \(row, path, body, options\) => \{\n\s+const \{ body: answer, index \} = await this\.request\(row\.method/);
     expect(source).not.toMatch(/"(GET|PUT|POST|DELETE)"/);
+  });
+});
+
+describe("the secrets service's rows", () => {
+  let emulator: KeepEmulator;
+  const client = () =>
+    new KeepClient(resolveServiceConfig("keep", (k) => ({ "keep:address": emulator.url, "keep:token": emulator.rootToken, "keep:retryBaseDelayMs": "5" })[k], {}));
+
+  beforeAll(async () => {
+    emulator = await startKeepEmulator();
+  });
+  afterAll(() => emulator.close());
+  beforeEach(() => {
+    emulator.log.clear();
+    emulator.faults.clear();
+  });
+
+  test("a row sent once is not repeated after a lost answer; a read is", async () => {
+    emulator.faults.inject({ times: 1, drop: true });
+    const error = (await client()
+      .send(rekey.start, { body: { secret_shares: 3, secret_threshold: 2, backup: false, require_verification: false } })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.mayHaveActed).toBe(true);
+    expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop"]);
+    emulator.log.clear();
+    emulator.faults.inject({ times: 1, drop: true });
+    expect((await client().send(rekey.status)).body).toMatchObject({ started: false, progress: 0 });
+    expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop", 200]);
+  });
+
+  test("an answer that says it is complete is read as the completion, and checked field by field", async () => {
+    const done = recording(() => ({ complete: true, nonce: "n", keys: null }));
+    expect((await send("keep", "/v1", done.transport, rekey.submitShare, { body: { key: "k", nonce: "n" } })).body).toMatchObject({ complete: true, keys: [] });
+    const incomplete = recording(() => ({ complete: true }));
+    const error = await send("keep", "/v1", incomplete.transport, rekey.submitShare, { body: { key: "k", nonce: "n" } }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^keep: PUT \/v1\/sys\/rekey\/update answered with an unexpected body: nonce: /);
   });
 });

@@ -12,7 +12,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
-import { answerFields, keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
+import { keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
 import { route } from "../../../provider/paths";
 import { functionArguments, functionCall } from "../../../provider/functions";

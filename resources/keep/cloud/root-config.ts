@@ -12,7 +12,8 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
-import { answerFields, keepClientOf, keepObject, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepClientOf, keepObject, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isSecretReference, matchesFingerprint, secretInput } from "../../../provider/secret-ref";
 import { isUnknown } from "../../../provider/unknowns";

@@ -10,7 +10,8 @@
  */
 import { z } from "zod";
 import { ApiError } from "../../../provider/errors";
-import { answerFields, keepClientOf, keepCommonShape, scopeOptions } from "../../../provider/keep-object";
+import { keepClientOf, keepCommonShape, scopeOptions } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { operationSpec } from "../../../provider/spec";
 import { cloudMount, rideOutConsistency } from "./common";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
-import { answerFields } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { clusterShape, PREFIX, readStatus } from "./common";
 import { route } from "../../../provider/paths";
 import { functionArguments, functionCall } from "../../../provider/functions";

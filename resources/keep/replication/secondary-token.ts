@@ -5,7 +5,7 @@
  * status read, the token. (The secondary's ID is `secondaryId`: `id` names the resource's own ID in Pulumi.)
  */
 import { z } from "zod";
-import { answerFields } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { operationSpec } from "../../../provider/spec";
 import { clusterLabel, clusterShape, notAllowed, PREFIX, readStatus } from "./common";

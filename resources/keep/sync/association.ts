@@ -6,7 +6,8 @@
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError, PartialCreateError } from "../../../provider/errors";
-import { answerFields, keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { resourceSpec } from "../../../provider/spec";
 import { DESTINATION_TYPES, pollStatus } from "./common";

@@ -11,7 +11,8 @@
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
-import { answerFields, keepClientOf, keepCommonShape, keepId, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { keepClientOf, keepCommonShape, keepId, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { resourceSpec, ResourceSpec } from "../../../provider/spec";
 import { isUnknown } from "../../../provider/unknowns";
 import { DestinationType, pollStatus, secretNameTemplateInput, templateFields } from "./common";

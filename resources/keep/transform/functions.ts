@@ -10,7 +10,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { OperationContext, programContext } from "../../../provider/context";
-import { answerFields } from "../../../provider/keep-object";
+import { answerFields } from "../../../provider/keep-client";
 import { KeepRequestOptions } from "../../../provider/keep-client";
 import { route } from "../../../provider/paths";
 import { functionCall } from "../../../provider/functions";

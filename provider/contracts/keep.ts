@@ -1,0 +1,84 @@
+/**
+ * The secrets service's contract (`/v1`), in the service's own field names. Its answers are bare or
+ * inside the `data` envelope; the client reads both (`KeepClient.send`), so a schema here describes
+ * the fields themselves.
+ */
+import { z } from "zod";
+import { endpoint } from "../contract";
+
+const fingerprints = z.array(z.string()).nullish().transform((f) => f ?? []);
+const keys = z.array(z.string()).nullish().transform((k) => k ?? []);
+
+/** A rekey attempt: `GET sys/rekey/init`, and the answer of `init` and of an `update` that is not the last. */
+const rekeyStatus = z.object({
+  started: z.boolean(),
+  nonce: z.string(),
+  t: z.number().int(),
+  n: z.number().int(),
+  progress: z.number().int(),
+  required: z.number().int(),
+  pgp_fingerprints: fingerprints,
+  backup: z.boolean().optional().default(false),
+  verification_required: z.boolean().optional().default(false),
+});
+
+/** The answer of the `update` that reaches the threshold. */
+const rekeyCompletion = z.object({
+  complete: z.literal(true),
+  keys,
+  keys_base64: keys,
+  nonce: z.string(),
+  pgp_fingerprints: fingerprints,
+  backup: z.boolean().optional().default(false),
+  verification_required: z.boolean().optional().default(false),
+  verification_nonce: z.string().optional(),
+});
+
+/** A verification in progress: `GET`/`DELETE sys/rekey/verify`, and a `verify` that is not the last. */
+const rekeyVerification = z.object({ nonce: z.string(), t: z.number().int(), n: z.number().int(), progress: z.number().int() });
+const rekeyVerified = z.object({ nonce: z.string(), complete: z.literal(true) });
+
+const rekeyBackup = z.object({
+  nonce: z.string(),
+  keys: z.record(z.string(), z.array(z.string())),
+  keys_base64: z.record(z.string(), z.array(z.string())).optional(),
+});
+
+const rekeyInit = z.strictObject({
+  secret_shares: z.number().int(),
+  secret_threshold: z.number().int(),
+  pgp_keys: z.array(z.string()).optional(),
+  backup: z.boolean(),
+  require_verification: z.boolean(),
+});
+
+const share = z.strictObject({ key: z.string(), nonce: z.string() });
+
+/** An answer that says `complete: true` is read by `done`, any other by `going`; each field it lacks is named. */
+const progressOr = <Going, Done>(going: z.ZodType<Going>, done: z.ZodType<Done>) =>
+  z.unknown().transform((body, ctx): Going | Done => {
+    const result = ((body as { complete?: unknown } | null)?.complete === true ? done : going).safeParse(body);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+
+export const rekey = {
+  status: endpoint("GET sys/rekey/init", { answer: rekeyStatus }),
+  /** Writes that move the attempt on are never sent twice on their own: a repeated share is refused, a repeated init meets its own attempt. */
+  start: endpoint("PUT sys/rekey/init", { body: rekeyInit, answer: rekeyStatus, once: true }),
+  cancel: endpoint("DELETE sys/rekey/init", { notFound: "absent" }),
+  submitShare: endpoint("PUT sys/rekey/update", { body: share, answer: progressOr(rekeyStatus, rekeyCompletion), once: true }),
+  /** The service answers 400 when no verification is in progress. */
+  verification: endpoint("GET sys/rekey/verify", { answer: rekeyVerification }),
+  restartVerification: endpoint("DELETE sys/rekey/verify", { answer: rekeyVerification, once: true }),
+  submitNewShare: endpoint("PUT sys/rekey/verify", { body: share, answer: progressOr(rekeyVerification, rekeyVerified), once: true }),
+  backup: endpoint("GET sys/rekey/backup", { answer: rekeyBackup, notFound: "absent" }),
+  deleteBackup: endpoint("DELETE sys/rekey/backup", { notFound: "absent" }),
+};
+
+export type RekeyStatus = z.output<typeof rekeyStatus>;
+export type RekeyCompletion = z.output<typeof rekeyCompletion>;
+export type RekeyVerification = z.output<typeof rekeyVerification>;
+export type RekeyBackup = z.output<typeof rekeyBackup>;
+export type RekeyInit = z.input<typeof rekeyInit>;
