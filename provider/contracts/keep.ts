@@ -77,6 +77,55 @@ export const rekey = {
   deleteBackup: endpoint("DELETE sys/rekey/backup", { notFound: "absent" }),
 };
 
+/** Performance replication (`sys/replication/performance/*`). */
+const heartbeat = z.string().default("");
+
+const secondaryEntry = z.object({
+  api_address: z.string(),
+  cluster_address: z.string(),
+  connection_status: z.string(),
+  last_heartbeat: heartbeat,
+  node_id: z.string().default(""),
+});
+
+const primaryEntry = z.object({
+  api_address: z.string(),
+  cluster_address: z.string(),
+  connection_status: z.string(),
+  last_heartbeat: heartbeat,
+});
+
+/** The status, by mode (the service adds fields over versions: unknown ones are dropped). */
+const replicationStatus = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("disabled") }),
+  z.object({
+    mode: z.literal("primary"),
+    cluster_id: z.string(),
+    known_secondaries: z.array(z.string()).nullish().transform((v) => v ?? []),
+    last_wal: z.number().default(0),
+    merkle_root: z.string().default(""),
+    secondaries: z.array(secondaryEntry).nullish().transform((v) => v ?? []),
+  }),
+  z.object({
+    mode: z.literal("secondary"),
+    cluster_id: z.string(),
+    known_primary_cluster_addrs: z.array(z.string()).nullish().transform((v) => v ?? []),
+    last_remote_wal: z.number().default(0),
+    merkle_root: z.string().default(""),
+    primaries: z.array(primaryEntry).nullish().transform((v) => v ?? []),
+    primary_cluster_addr: z.string().default(""),
+    secondary_id: z.string().default(""),
+    state: z.string().default(""),
+    connection_error: z.string().optional(),
+  }),
+]);
+
+export const replication = {
+  /** Needs no token. */
+  status: endpoint("GET sys/replication/performance/status", { answer: replicationStatus }),
+};
+
+export type ReplicationStatus = z.output<typeof replicationStatus>;
 export type RekeyStatus = z.output<typeof rekeyStatus>;
 export type RekeyCompletion = z.output<typeof rekeyCompletion>;
 export type RekeyVerification = z.output<typeof rekeyVerification>;

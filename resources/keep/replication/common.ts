@@ -1,6 +1,6 @@
 /**
- * What every replication resource shares: the status read (`GET sys/replication/performance/status`,
- * no token needed) and its shapes, the spec's mode table for messages, the transition builder, and
+ * What every replication resource shares: the status read (a row of the secrets service's contract,
+ * no token needed), the spec's mode table for messages, the transition builder, and
  * the wait for a secondary to stream.
  *
  * A transition reads the mode first. When the cluster is already in the target mode it does nothing
@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
-import { checkedAnswer } from "../../../provider/errors";
+import { replication, ReplicationStatus } from "../../../provider/contracts/keep";
 import { retryPolicyOf } from "../../../provider/http";
 import type { KeepClient } from "../../../provider/keep-client";
 import { clusterInput } from "../../../provider/keep-object";
@@ -18,56 +18,11 @@ import { waitFor, WaitTimeoutError } from "../../../provider/wait";
 
 export const PREFIX = "sys/replication/performance";
 
-const heartbeat = z.string().default("");
-
-const secondaryEntry = z.object({
-  api_address: z.string(),
-  cluster_address: z.string(),
-  connection_status: z.string(),
-  last_heartbeat: heartbeat,
-  node_id: z.string().default(""),
-});
-
-const primaryEntry = z.object({
-  api_address: z.string(),
-  cluster_address: z.string(),
-  connection_status: z.string(),
-  last_heartbeat: heartbeat,
-});
-
-/** The `data` of the status, by mode (the service adds fields over versions: unknown ones are dropped). */
-export const statusAnswer = z.discriminatedUnion("mode", [
-  z.object({ mode: z.literal("disabled") }),
-  z.object({
-    mode: z.literal("primary"),
-    cluster_id: z.string(),
-    known_secondaries: z.array(z.string()).nullish().transform((v) => v ?? []),
-    last_wal: z.number().default(0),
-    merkle_root: z.string().default(""),
-    secondaries: z.array(secondaryEntry).nullish().transform((v) => v ?? []),
-  }),
-  z.object({
-    mode: z.literal("secondary"),
-    cluster_id: z.string(),
-    known_primary_cluster_addrs: z.array(z.string()).nullish().transform((v) => v ?? []),
-    last_remote_wal: z.number().default(0),
-    merkle_root: z.string().default(""),
-    primaries: z.array(primaryEntry).nullish().transform((v) => v ?? []),
-    primary_cluster_addr: z.string().default(""),
-    secondary_id: z.string().default(""),
-    state: z.string().default(""),
-    connection_error: z.string().optional(),
-  }),
-]);
-
-export type StatusAnswer = z.output<typeof statusAnswer>;
+export type StatusAnswer = ReplicationStatus;
 export type ReplicationMode = StatusAnswer["mode"];
 
 /** One status read; the endpoint needs no token. */
-export async function readStatus(client: KeepClient): Promise<StatusAnswer> {
-  const body = await client.request<{ data?: unknown }>("GET", `${PREFIX}/status`);
-  return checkedAnswer(statusAnswer, body?.data, { service: "keep", method: "GET", path: `/v1/${PREFIX}/status`, under: "data" });
-}
+export const readStatus = async (client: KeepClient): Promise<StatusAnswer> => (await client.send(replication.status)).body;
 
 /** What the spec's table allows from each mode. */
 export const ALLOWED_FROM: Record<ReplicationMode, string> = {
