@@ -31,7 +31,8 @@ function isPlain(config: InternalAxiosRequestConfig): boolean {
     config.signal === undefined &&
     config.cancelToken === undefined &&
     config.auth === undefined &&
-    !/^[a-z][a-z0-9+.-]*:/i.test(url)
+    // Absolute as axios reads it (a scheme and `//`, or `//` alone): axios joins those itself.
+    !/^([a-z][a-z\d+\-.]*:)?\/\//i.test(url)
   );
 }
 
@@ -59,12 +60,14 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
         done = true;
         reject(error);
       };
+      // As axios does: the path joined to the base, then normalised (and percent-encoded) as a URL.
+      const target = new URL(`${basePath}/${url.replace(/^\/+/, "")}`, base.origin);
       const request = send(
         {
           protocol: base.protocol,
           hostname: base.hostname.startsWith("[") ? base.hostname.slice(1, -1) : base.hostname,
           port: base.port,
-          path: `${basePath}${url.startsWith("/") ? url : `/${url}`}`,
+          path: `${target.pathname}${target.search}`,
           method: (config.method ?? "get").toUpperCase(),
           headers: headers.toJSON() as http.OutgoingHttpHeaders,
           agent,
@@ -82,6 +85,8 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("aborted", () => fail(new AxiosError("stream has been aborted", AxiosError.ERR_BAD_RESPONSE, config, request, answer)));
           response.on("error", (error) => fail(AxiosError.from(error, undefined, config, request, answer)));
+          // A body that stops without an end or an error is cut short all the same.
+          response.on("close", () => fail(new AxiosError("stream has been aborted", AxiosError.ERR_BAD_RESPONSE, config, request, answer)));
           response.on("end", () => {
             if (done) return;
             done = true;

@@ -106,6 +106,7 @@ describe("plain transport", () => {
     ["POST", "sys/broken", {}],
     ["GET", "sys/redirect", undefined],
     ["GET", "sys/text", undefined],
+    ["GET", "sys/a b/ü/../%41/ok?x=1 2", undefined],
   ])("%s %s: the server sees the same request, the caller the same outcome", async (method, url, data) => {
     const { plain, general } = clients(`${server.url}/v1`);
     const viaGeneral = await outcome(general, method, url, data);
@@ -114,6 +115,13 @@ describe("plain transport", () => {
     expect(seen).toHaveLength(2);
     expect(seen[1]).toEqual(seen[0]);
     expect(seen[1].url.startsWith("/v1/")).toBe(true);
+  });
+
+  test("a path axios reads as absolute (`//...`) is left to axios, with the same outcome", async () => {
+    const { plain, general } = clients(`${server.url}/v1`);
+    const viaGeneral = await outcome(general, "PUT", "//sys/ok", {});
+    expect(await outcome(plain, "PUT", "//sys/ok", {})).toEqual(viaGeneral);
+    expect(viaGeneral.code).toBe("ERR_INVALID_URL");
   });
 
   test("an answer it decodes is what axios decodes", async () => {

@@ -11,6 +11,7 @@
  * since a write must carry credentials and the declared ones are revoked.
  */
 import { z } from "zod";
+import { route } from "../../../provider/paths";
 import type { OperationContext } from "../../../provider/context";
 import { keepClientOf, keepObject, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { answerFields } from "../../../provider/keep-client";
@@ -101,7 +102,7 @@ function secretKeyChanged(before: unknown, now: unknown): boolean {
 async function currentAccessKeyOf(ctx: OperationContext, id: string): Promise<string | undefined> {
   const { id: _local, ...scope } = splitKeepId(id);
   const values = base.fromId(id);
-  const answer = answerFields(await keepClientOf(ctx, scope).read(`${values.mount}/config/root`, scopeOptions(scope)));
+  const answer = answerFields(await keepClientOf(ctx, scope).read(route("{mount*}/config/root", values), scopeOptions(scope)));
   return typeof answer?.access_key === "string" ? answer.access_key : undefined;
 }
 

@@ -9,6 +9,7 @@
  * credentials requests of this package.
  */
 import { z } from "zod";
+import { route } from "../../../provider/paths";
 import { ApiError } from "../../../provider/errors";
 import { keepClientOf, keepCommonShape, scopeOptions } from "../../../provider/keep-object";
 import { answerFields } from "../../../provider/keep-client";
@@ -37,7 +38,7 @@ export const rotateRootSpec = operationSpec({
   async run(ctx, values) {
     const client = keepClientOf(ctx, values);
     const options = scopeOptions(values);
-    const config = answerFields(await client.read(`${values.mount}/config/root`, options));
+    const config = answerFields(await client.read(route("{mount*}/config/root", values), options));
     const previous = typeof config?.access_key === "string" ? config.access_key : "";
     if (!previous) {
       throw new Error(
@@ -48,7 +49,7 @@ export const rotateRootSpec = operationSpec({
       // A 5xx answer may come after the key was made: sending again would rotate twice, so only
       // the provider's refusal of a fresh key is tried again.
       const answer = await rideOutConsistency(client, "rotate-root", () =>
-        client.write(`${values.mount}/config/rotate-root`, {}, { ...options, retry: { retryWhenMayHaveActed: false } }),
+        client.write(route("{mount*}/config/rotate-root", values), {}, { ...options, retry: { retryWhenMayHaveActed: false } }),
       );
       const accessKey = answerFields(answer)?.access_key;
       if (typeof accessKey !== "string" || !accessKey) throw new Error("the service answered the rotation without the new access key");
