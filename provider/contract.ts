@@ -34,6 +34,9 @@ export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotF
 
 const noAnswer = z.unknown().transform(() => undefined);
 
+/** A list in an answer, which services send as `null` or leave out when it is empty: read as `[]`. */
+export const listOf = <Item extends z.ZodType>(item: Item) => z.array(item).nullish().transform((list): z.output<Item>[] => list ?? []);
+
 /** One row: `"<METHOD> <path template>"`, then the schemas. Without `answer` the body is not read. */
 export function endpoint<Body = never, Answer = void, Missing extends NotFound = "error">(
   line: `${Method} ${string}`,

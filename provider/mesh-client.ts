@@ -12,8 +12,6 @@ import { ApiError } from "./errors";
 import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
 import { waitFor } from "./wait";
 
-export type { MeshAuthorizeAnswer, MeshAuthorizeRequest, MeshCaRoot, MeshCaRoots, MeshLeafCertificate, MeshPartition } from "./contracts/mesh";
-
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
 

@@ -4,10 +4,10 @@
  * the fields themselves.
  */
 import { z } from "zod";
-import { endpoint } from "../contract";
+import { endpoint, listOf } from "../contract";
 
-const fingerprints = z.array(z.string()).nullish().transform((f) => f ?? []);
-const keys = z.array(z.string()).nullish().transform((k) => k ?? []);
+const fingerprints = listOf(z.string());
+const keys = listOf(z.string());
 
 /** A rekey attempt: `GET sys/rekey/init`, and the answer of `init` and of an `update` that is not the last. */
 const rekeyStatus = z.object({
@@ -80,14 +80,6 @@ export const rekey = {
 /** Performance replication (`sys/replication/performance/*`). */
 const heartbeat = z.string().default("");
 
-const secondaryEntry = z.object({
-  api_address: z.string(),
-  cluster_address: z.string(),
-  connection_status: z.string(),
-  last_heartbeat: heartbeat,
-  node_id: z.string().default(""),
-});
-
 const primaryEntry = z.object({
   api_address: z.string(),
   cluster_address: z.string(),
@@ -95,24 +87,26 @@ const primaryEntry = z.object({
   last_heartbeat: heartbeat,
 });
 
+const secondaryEntry = primaryEntry.extend({ node_id: z.string().default("") });
+
 /** The status, by mode (the service adds fields over versions: unknown ones are dropped). */
 const replicationStatus = z.discriminatedUnion("mode", [
   z.object({ mode: z.literal("disabled") }),
   z.object({
     mode: z.literal("primary"),
     cluster_id: z.string(),
-    known_secondaries: z.array(z.string()).nullish().transform((v) => v ?? []),
+    known_secondaries: listOf(z.string()),
     last_wal: z.number().default(0),
     merkle_root: z.string().default(""),
-    secondaries: z.array(secondaryEntry).nullish().transform((v) => v ?? []),
+    secondaries: listOf(secondaryEntry),
   }),
   z.object({
     mode: z.literal("secondary"),
     cluster_id: z.string(),
-    known_primary_cluster_addrs: z.array(z.string()).nullish().transform((v) => v ?? []),
+    known_primary_cluster_addrs: listOf(z.string()),
     last_remote_wal: z.number().default(0),
     merkle_root: z.string().default(""),
-    primaries: z.array(primaryEntry).nullish().transform((v) => v ?? []),
+    primaries: listOf(primaryEntry),
     primary_cluster_addr: z.string().default(""),
     secondary_id: z.string().default(""),
     state: z.string().default(""),

@@ -4,7 +4,7 @@
  * and a field the service may leave out has its documented default.
  */
 import { z } from "zod";
-import { endpoint } from "../contract";
+import { endpoint, listOf } from "../contract";
 
 const index = z.number().int().min(0);
 
@@ -39,7 +39,7 @@ const caRoot = z.looseObject({
 export const caRoots = z.looseObject({
   ActiveRootID: z.string(),
   TrustDomain: z.string().optional(),
-  Roots: z.array(caRoot).nullable().transform((roots) => roots ?? []),
+  Roots: listOf(caRoot),
 });
 
 export const leafCertificate = z.looseObject({
@@ -67,7 +67,7 @@ export const authorizeAnswer = z.looseObject({ Authorized: z.boolean(), Reason: 
 
 export const mesh = {
   readPartition: endpoint("GET partition/{name}", { answer: partition, notFound: "absent" }),
-  listPartitions: endpoint("GET partitions", { answer: z.array(partition).nullable().transform((list) => list ?? []) }),
+  listPartitions: endpoint("GET partitions", { answer: listOf(partition) }),
   createPartition: endpoint("PUT partition", { body: partitionWrite, answer: partition }),
   /** The payload's `Name` must be the path's name when given. */
   updatePartition: endpoint("PUT partition/{name}", { body: partitionWrite, answer: partition }),

@@ -10,7 +10,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { programContext } from "../../provider/context";
-import { BlockingQuery, MeshClient, MeshLeafCertificate, parseWait } from "../../provider/mesh-client";
+import { MeshLeafCertificate } from "../../provider/contracts/mesh";
+import { BlockingQuery, MeshClient, parseWait } from "../../provider/mesh-client";
 import { functionArguments, functionCall } from "../../provider/functions";
 
 const text = (what: string) => z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);

@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { OperationContext } from "../../provider/context";
-import { MeshPartition, meshRefusalOf } from "../../provider/mesh-client";
+import { MeshPartition } from "../../provider/contracts/mesh";
+import { meshRefusalOf } from "../../provider/mesh-client";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ApiError } from "../../provider/errors";
 import { resourceSpec } from "../../provider/spec";
