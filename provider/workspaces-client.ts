@@ -10,6 +10,7 @@
 import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
+import { Call, Endpoint, NotFound, send, Transport } from "./contract";
 import { ApiError, ConfigError, ResponseShapeError, unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
 
@@ -94,6 +95,11 @@ export class WorkspacesClient {
   private readonly http: AxiosInstance;
   /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
   private readonly store: AxiosInstance;
+  /** JSON:API: a row's payload goes as the document's `data`, and its answer is the document's `data`. */
+  private readonly transport: Transport<WorkspacesRequestOptions, object> = async (row, path, body, options) => {
+    const document = await this.request<{ data?: unknown } | undefined>(row.method, path, body === undefined ? undefined : { data: body }, options);
+    return { body: typeof document === "object" && document !== null ? document.data : undefined, extra: {} };
+  };
 
   constructor(readonly config: ServiceConfig) {
     const headers: Record<string, string> = { "Content-Type": JSON_API_MEDIA_TYPE, Accept: JSON_API_MEDIA_TYPE };
@@ -111,6 +117,11 @@ export class WorkspacesClient {
       );
     }
     return organization;
+  }
+
+  /** Sends one row of the contract (`contracts/workspaces.ts`). */
+  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, WorkspacesRequestOptions> = {}) {
+    return send(this.config.service, "/api/v2", this.transport, row, call);
   }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, options: WorkspacesRequestOptions = {}): Promise<T> {

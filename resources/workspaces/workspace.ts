@@ -8,7 +8,8 @@ import type { OperationContext } from "../../provider/context";
 import { ApiError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ReadResult, resourceSpec } from "../../provider/spec";
-import { attributesOf, JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
+import { relatedId } from "../../provider/workspaces-client";
 import { camelKeys, has } from "./json-api-names";
 import { VcsRepoInputs, WorkspaceInputs, workspaceInputs } from "./workspace-inputs";
 import { route } from "../../provider/paths";
@@ -67,24 +68,26 @@ const computed = z.object({
 type Computed = z.output<typeof computed>;
 type Attributes = Record<string, unknown>;
 
-/** `ws-…` → the workspace; `<organization>/<name>` or `<name>` (configured organization) → by name. */
-export function workspacePath(ctx: OperationContext, id: string): string {
+/** Where a workspace is, by any form of its ID: `ws-…`, `<organization>/<name>`, or a name in the configured organization. */
+type WorkspaceAt = { id: string } | { organization: string; name: string };
+
+function workspaceAt(ctx: OperationContext, id: string): WorkspaceAt {
   const slash = id.indexOf("/");
-  if (slash >= 0) {
-    return route("/organizations/{organization}/workspaces/{name}", { organization: id.slice(0, slash), name: id.slice(slash + 1) });
-  }
-  if (WORKSPACE_ID.test(id)) return route("/workspaces/{id}", { id });
-  return route("/organizations/{organization}/workspaces/{name}", { organization: ctx.workspaces().organization(), name: id });
+  if (slash >= 0) return { organization: id.slice(0, slash), name: id.slice(slash + 1) };
+  return WORKSPACE_ID.test(id) ? { id } : { organization: ctx.workspaces().organization(), name: id };
 }
 
 /** Reads a workspace by any form of its ID; undefined when absent. */
-export async function readWorkspace(ctx: OperationContext, id: string): Promise<JsonApiResource | undefined> {
+export async function readWorkspace(ctx: OperationContext, id: string): Promise<JsonApiResourceObject | undefined> {
   const client = ctx.workspaces();
-  const found = await client.read(workspacePath(ctx, id));
-  if (found || id.includes("/") || !WORKSPACE_ID.test(id) || !client.config.organization) return found?.data;
+  const at = workspaceAt(ctx, id);
+  const found = "id" in at ? await client.send(workspaces.read, { params: at }) : await client.send(workspaces.readByName, { params: at });
+  if (found || !("id" in at) || !client.config.organization) return found?.body;
   // A name that looks like an ID (`ws-` and 16 characters) is also tried as a name.
-  return (await client.read(route("/organizations/{organization}/workspaces/{name}", { organization: client.config.organization, name: id })))?.data;
+  return (await client.send(workspaces.readByName, { params: { organization: client.config.organization, name: id } }))?.body;
 }
+
+const asSent = (attributes: Attributes, relationships?: ReturnType<typeof relationshipsOf>) => ({ type: "workspaces" as const, attributes, relationships });
 
 function vcsRepoBody(repo: VcsRepoInputs): Attributes {
   const body: Attributes = {
@@ -164,39 +167,39 @@ export function updateAttributes(args: WorkspaceInputs, olds: Attributes): Attri
   return body;
 }
 
-function relationshipsOf(args: WorkspaceInputs): Attributes | undefined {
+function relationshipsOf(args: WorkspaceInputs) {
   return args.projectId ? { project: { data: { type: "projects", id: args.projectId } } } : undefined;
 }
 
-function computedOf(resource: JsonApiResource): Computed {
-  const { raw: a, str, num, bool, list } = attributesOf(resource);
+function computedOf(resource: JsonApiResourceObject): Computed {
+  const a = workspaceAttributes.parse(resource.attributes);
   return {
     effectiveOrganization: relatedId(resource, "organization") ?? "",
     effectiveProjectId: relatedId(resource, "project"),
-    effectiveExecutionMode: str("execution-mode") ?? "",
+    effectiveExecutionMode: a["execution-mode"] ?? "",
     effectiveAgentPoolId: relatedId(resource, "agent-pool"),
-    effectiveIacVersion: str("iac-version") ?? "",
-    effectiveOperations: bool("operations"),
-    effectiveSettingOverwrites: camelKeys(a["setting-overwrites"] ?? {}),
+    effectiveIacVersion: a["iac-version"] ?? "",
+    effectiveOperations: a.operations,
+    effectiveSettingOverwrites: camelKeys(a["setting-overwrites"]),
     vcsRepoDetails: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
-    vcsRepoIdentifier: str("vcs-repo-identifier"),
-    createdAt: str("created-at") ?? "",
-    updatedAt: str("updated-at"),
-    latestChangeAt: str("latest-change-at"),
-    lastAssessmentResultAt: str("last-assessment-result-at"),
-    locked: a.locked === true,
-    resourceCount: num("resource-count") ?? 0,
-    environment: str("environment"),
-    source: str("source"),
-    structuredRunOutputEnabled: bool("structured-run-output-enabled"),
-    tagNames: list("tag-names"),
-    permissions: camelKeys(a.permissions ?? {}),
-    actions: camelKeys(a.actions ?? {}),
-    applyDurationAverage: num("apply-duration-average"),
-    planDurationAverage: num("plan-duration-average"),
-    policyCheckFailures: num("policy-check-failures"),
-    runFailures: num("run-failures"),
-    workspaceKpisRunsCount: num("workspace-kpis-runs-count"),
+    vcsRepoIdentifier: a["vcs-repo-identifier"],
+    createdAt: a["created-at"] ?? "",
+    updatedAt: a["updated-at"],
+    latestChangeAt: a["latest-change-at"],
+    lastAssessmentResultAt: a["last-assessment-result-at"],
+    locked: a.locked,
+    resourceCount: a["resource-count"] ?? 0,
+    environment: a.environment,
+    source: a.source,
+    structuredRunOutputEnabled: a["structured-run-output-enabled"],
+    tagNames: a["tag-names"],
+    permissions: camelKeys(a.permissions),
+    actions: camelKeys(a.actions),
+    applyDurationAverage: a["apply-duration-average"],
+    planDurationAverage: a["plan-duration-average"],
+    policyCheckFailures: a["policy-check-failures"],
+    runFailures: a["run-failures"],
+    workspaceKpisRunsCount: a["workspace-kpis-runs-count"],
     currentConfigurationVersionId: relatedId(resource, "current-configuration-version"),
     currentRunId: relatedId(resource, "current-run"),
     latestRunId: relatedId(resource, "latest-run"),
@@ -204,7 +207,7 @@ function computedOf(resource: JsonApiResource): Computed {
 }
 
 /** Inputs as the service reports them. Settings whose default the service chooses are reported only when the program declares them. */
-function inputsOf(resource: JsonApiResource, state: Attributes | undefined): Partial<WorkspaceInputs> {
+function inputsOf(resource: JsonApiResourceObject, state: Attributes | undefined): Partial<WorkspaceInputs> {
   const a = resource.attributes as Attributes;
   const declared = (key: keyof WorkspaceInputs) => state === undefined || state[key] !== undefined;
   const inputs: Record<string, unknown> = {};
@@ -248,7 +251,7 @@ function vcsRepoInputsOf(repo: Attributes | null, state: Attributes | undefined)
   };
 }
 
-function resultOf(resource: JsonApiResource, state: Attributes | undefined): ReadResult<WorkspaceInputs, Computed> {
+function resultOf(resource: JsonApiResourceObject, state: Attributes | undefined): ReadResult<WorkspaceInputs, Computed> {
   return { id: resource.id, inputs: inputsOf(resource, state), computed: computedOf(resource) };
 }
 
@@ -313,9 +316,9 @@ export const workspaceSpec = resourceSpec({
   async create(ctx, args) {
     const client = ctx.workspaces();
     const organization = client.organization(args.organization);
-    let created: JsonApiResource;
+    let created: JsonApiResourceObject;
     try {
-      created = await client.write("POST", route("/organizations/{organization}/workspaces", { organization }), "workspaces", createAttributes(args), relationshipsOf(args));
+      created = (await client.send(workspaces.create, { params: { organization }, body: asSent(createAttributes(args), relationshipsOf(args)) })).body;
     } catch (e) {
       // Taken by an earlier attempt of this very create, whose answer was lost: the machine takes it over.
       if (e instanceof ApiError && isNameTaken(e) && e.earlierAttemptMayHaveActed) throw e;
@@ -323,7 +326,7 @@ export const workspaceSpec = resourceSpec({
     }
     if (args.vcsRepo?.githubAppInstallationId !== undefined) {
       try {
-        created = await client.write("PATCH", route("/workspaces/{id}", created), "workspaces", { "vcs-repo": vcsRepoBody(args.vcsRepo) });
+        created = (await client.send(workspaces.update, { params: created, body: asSent({ "vcs-repo": vcsRepoBody(args.vcsRepo) }) })).body;
       } catch (e) {
         // The same advice as any failed call (a refused token is told which permission it lacks).
         const message = failureMessage(`workspace ${created.id} was created, but linking its repository through the application installation failed`, e);
@@ -343,10 +346,15 @@ export const workspaceSpec = resourceSpec({
     if (olds.sourceUrl !== undefined && args.sourceUrl !== undefined && olds.sourceUrl !== args.sourceUrl) {
       throw new Error(`sourceUrl is set only when a workspace is created; this one has "${olds.sourceUrl}": declare that, or leave sourceUrl out`);
     }
-    const updated = await ctx.workspaces().write("PATCH", workspacePath(ctx, id), "workspaces", updateAttributes(args, olds), relationshipsOf(args));
-    return computedOf(updated);
+    const at = workspaceAt(ctx, id);
+    const body = asSent(updateAttributes(args, olds), relationshipsOf(args));
+    const updated = "id" in at ? await ctx.workspaces().send(workspaces.update, { params: at, body }) : await ctx.workspaces().send(workspaces.updateByName, { params: at, body });
+    return computedOf(updated.body);
   },
-  delete: (ctx, id) => ctx.workspaces().delete(workspacePath(ctx, id)),
+  async delete(ctx, id) {
+    const at = workspaceAt(ctx, id);
+    await ("id" in at ? ctx.workspaces().send(workspaces.delete, { params: at }) : ctx.workspaces().send(workspaces.deleteByName, { params: at }));
+  },
   async list(ctx) {
     const client = ctx.workspaces();
     const items = await client.list(route("/organizations/{organization}/workspaces", { organization: client.organization() }));

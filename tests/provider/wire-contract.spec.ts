@@ -5,6 +5,8 @@
  * client sends every request by a row.
  */
 import * as fs from "node:fs";
+import * as http from "node:http";
+import { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { z } from "zod";
 import { endpoint, Method, send, Transport } from "../../provider/contract";
@@ -12,7 +14,9 @@ import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
 import { rekey } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
+import { workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { KeepClient } from "../../provider/keep-client";
+import { WorkspacesClient } from "../../provider/workspaces-client";
 import { ApiError, ResponseShapeError } from "../../provider/errors";
 
 interface Sent {
@@ -132,5 +136,39 @@ describe("the secrets service's rows", () => {
     const incomplete = recording(() => ({ complete: true }));
     const error = await send("keep", "/v1", incomplete.transport, rekey.submitShare, { body: { key: "k", nonce: "n" } }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/^keep: PUT \/v1\/sys\/rekey\/update answered with an unexpected body: nonce: /);
+  });
+});
+
+describe("the workspace service's rows", () => {
+  test("a payload goes as the JSON:API document's data, and the answer is read from it", async () => {
+    const received: unknown[] = [];
+    const server = http.createServer((req, res) => {
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        received.push({ method: req.method, url: req.url, type: req.headers["content-type"], body: JSON.parse(text) });
+        res.writeHead(201, { "Content-Type": "application/vnd.api+json" });
+        res.end(JSON.stringify({ data: { id: "ws-0123456789abcdef", type: "workspaces", attributes: { name: "app", "resource-count": "many" } } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new WorkspacesClient(resolveServiceConfig("workspaces", (k) => ({ "workspaces:address": address, "workspaces:token": "t" })[k], {}));
+      const body = { type: "workspaces" as const, attributes: { name: "app" }, relationships: { project: { data: { type: "projects", id: "prj-1" } } } };
+      const answer = await client.send(workspaces.create, { params: { organization: "my org" }, body });
+      expect(received).toEqual([{ method: "POST", url: "/api/v2/organizations/my%20org/workspaces", type: "application/vnd.api+json", body: { data: body } }]);
+      expect(answer.body).toMatchObject({ id: "ws-0123456789abcdef", attributes: { name: "app" } });
+      // A value of another type than the contract's reads as absent.
+      expect(workspaceAttributes.parse(answer.body.attributes)).toMatchObject({ "resource-count": null, locked: false, "tag-names": [], permissions: {} });
+    } finally {
+      server.close();
+    }
+  });
+
+  test("an answer whose data is no resource object names the field", async () => {
+    const { transport } = recording(() => ({ type: "workspaces", attributes: {} }));
+    const error = await send("workspaces", "/api/v2", transport, workspaces.read, { params: { id: "ws-1" } }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^workspaces: GET \/api\/v2\/workspaces\/ws-1 answered with an unexpected body: id: /);
   });
 });

@@ -1,0 +1,75 @@
+/**
+ * The workspace service's contract (`/api/v2`, JSON:API), in the service's own names. A row's
+ * payload is the resource object (`type`, `attributes`, `relationships`) and its answer the
+ * document's `data`: the client puts the one in the envelope and takes the other out. Attributes are
+ * read leniently, as the service adds and drops them over versions: a value of another type reads
+ * as absent.
+ */
+import { z } from "zod";
+import { endpoint } from "../contract";
+
+const reference = z.object({ id: z.string(), type: z.string() });
+
+/** A JSON:API resource object; its attributes are kept as sent (their presence says what the service reports). */
+export const resourceObject = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  attributes: z.record(z.string(), z.unknown()),
+  relationships: z.record(z.string(), z.looseObject({ data: z.union([reference, z.array(reference)]).nullish() })).optional(),
+});
+
+/** A resource object to send: its type, attributes and (to-one) relationships. */
+const resourceToSend = (type: string) =>
+  z.strictObject({
+    type: z.literal(type),
+    attributes: z.record(z.string(), z.unknown()),
+    relationships: z.record(z.string(), z.object({ data: reference })).optional(),
+  });
+
+/** Lenient attribute readers: a value of another type (or none) reads as absent. */
+const text = z.string().nullable().catch(null);
+const count = z.number().nullable().catch(null);
+const flag = z.boolean().optional().catch(undefined);
+const flags = z.record(z.string(), z.boolean()).catch({});
+
+/** The attributes of a workspace the service reports beyond the ones it was given. */
+export const workspaceAttributes = z.looseObject({
+  "execution-mode": text,
+  "iac-version": text,
+  operations: flag,
+  "setting-overwrites": flags,
+  "vcs-repo": z.record(z.string(), z.unknown()).nullable().catch(null),
+  "vcs-repo-identifier": text,
+  "created-at": text,
+  "updated-at": text,
+  "latest-change-at": text,
+  "last-assessment-result-at": text,
+  locked: z.boolean().catch(false),
+  "resource-count": count,
+  environment: text,
+  source: text,
+  "structured-run-output-enabled": flag,
+  "tag-names": z.array(z.string()).catch([]),
+  permissions: flags,
+  actions: flags,
+  "apply-duration-average": count,
+  "plan-duration-average": count,
+  "policy-check-failures": count,
+  "run-failures": count,
+  "workspace-kpis-runs-count": count,
+});
+
+const workspaceToSend = resourceToSend("workspaces");
+
+export const workspaces = {
+  read: endpoint("GET workspaces/{id}", { answer: resourceObject, notFound: "absent" }),
+  readByName: endpoint("GET organizations/{organization}/workspaces/{name}", { answer: resourceObject, notFound: "absent" }),
+  create: endpoint("POST organizations/{organization}/workspaces", { body: workspaceToSend, answer: resourceObject }),
+  update: endpoint("PATCH workspaces/{id}", { body: workspaceToSend, answer: resourceObject }),
+  updateByName: endpoint("PATCH organizations/{organization}/workspaces/{name}", { body: workspaceToSend, answer: resourceObject }),
+  delete: endpoint("DELETE workspaces/{id}", { notFound: "absent" }),
+  deleteByName: endpoint("DELETE organizations/{organization}/workspaces/{name}", { notFound: "absent" }),
+};
+
+export type JsonApiResourceObject = z.output<typeof resourceObject>;
+export type WorkspaceAttributes = z.output<typeof workspaceAttributes>;
