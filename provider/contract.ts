@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { checkedAnswer, unlessNotFound } from "./errors";
+import type { RetryOverride } from "./http";
 import { route } from "./paths";
 
 export type Method = "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
@@ -51,6 +52,12 @@ export function endpoint<Body = never, Answer = void, Missing extends NotFound =
     notFound: (parts.notFound ?? "error") as Missing,
     once: parts.once ?? false,
   };
+}
+
+/** The retries of a row's request: a row sent once never repeats an attempt that may have acted. */
+export function retryOf(row: Endpoint, retry: RetryOverride | undefined): RetryOverride | undefined {
+  if (!row.once || retry === false) return retry;
+  return { ...retry, retryWhenMayHaveActed: false };
 }
 
 /** What one request of a row carries besides its body. */

@@ -4,7 +4,7 @@
  */
 import { AxiosInstance } from "axios";
 import { ServiceConfig } from "./config";
-import { Call, Endpoint, NotFound, send, Transport } from "./contract";
+import { Call, Endpoint, NotFound, retryOf, send, Transport } from "./contract";
 import { unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
 
@@ -18,11 +18,6 @@ export function answerFields(answer: unknown): Record<string, unknown> | undefin
   return isObject(answer.data) ? answer.data : answer;
 }
 
-/** The retries of a row's request: a row sent once never repeats an attempt that may have acted. */
-function retryOf(row: Endpoint, retry: RetryOverride | undefined): RetryOverride | undefined {
-  if (!row.once || retry === false) return retry;
-  return { ...retry, retryWhenMayHaveActed: false };
-}
 
 export interface KeepRequestOptions {
   /** Namespace for this request; overrides the configured one. */

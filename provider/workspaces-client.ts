@@ -10,7 +10,7 @@
 import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
-import { Call, Endpoint, NotFound, send, Transport } from "./contract";
+import { Call, Endpoint, NotFound, retryOf, send, Transport } from "./contract";
 import { ApiError, ConfigError, ResponseShapeError, unlessNotFound } from "./errors";
 import { createHttpClient, RetryOverride } from "./http";
 
@@ -71,18 +71,6 @@ export function relatedId(resource: JsonApiResource<unknown>, name: string): str
   return data && !Array.isArray(data) ? data.id : null;
 }
 
-/** A resource's attributes, read leniently: a value of another type than expected reads as absent. */
-export function attributesOf(resource: JsonApiResource<unknown>) {
-  const a = (resource.attributes ?? {}) as Record<string, unknown>;
-  return {
-    raw: a,
-    str: (key: string) => (typeof a[key] === "string" ? (a[key] as string) : null),
-    num: (key: string) => (typeof a[key] === "number" ? (a[key] as number) : null),
-    bool: (key: string) => (typeof a[key] === "boolean" ? (a[key] as boolean) : undefined),
-    list: (key: string) => (Array.isArray(a[key]) ? (a[key] as string[]) : []),
-  };
-}
-
 /** What an upload sent. */
 export interface UploadResult {
   /** Bytes sent; undefined when an earlier attempt completed but its answer was lost. */
@@ -96,9 +84,19 @@ export class WorkspacesClient {
   /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
   private readonly store: AxiosInstance;
   /** JSON:API: a row's payload goes as the document's `data`, and its answer is the document's `data`. */
-  private readonly transport: Transport<WorkspacesRequestOptions, object> = async (row, path, body, options) => {
-    const document = await this.request<{ data?: unknown } | undefined>(row.method, path, body === undefined ? undefined : { data: body }, options);
-    return { body: typeof document === "object" && document !== null ? document.data : undefined, extra: {} };
+  private readonly transport: Transport<WorkspacesRequestOptions, { included: JsonApiResource[]; nextPage: number | null }> = async (row, path, body, options = {}) => {
+    const document = await this.request<(JsonApiListDocument<unknown> & { data?: unknown }) | undefined>(
+      row.method,
+      path,
+      body === undefined ? undefined : { data: body },
+      { ...options, retry: retryOf(row, options.retry) },
+    );
+    const answered = typeof document === "object" && document !== null ? document : undefined;
+    return {
+      body: answered?.data,
+      // Resources the request asked to include (`include=run`) come beside `data`.
+      extra: { included: Array.isArray(answered?.included) ? answered.included : [], nextPage: answered ? nextPageOf(answered) : null },
+    };
   };
 
   constructor(readonly config: ServiceConfig) {
@@ -122,6 +120,24 @@ export class WorkspacesClient {
   /** Sends one row of the contract (`contracts/workspaces.ts`). */
   send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, WorkspacesRequestOptions> = {}) {
     return send(this.config.service, "/api/v2", this.transport, row, call);
+  }
+
+  /**
+   * Every item of a listed row, across its pages: asks for the largest pages and follows the
+   * pagination metadata (`meta.pagination.next-page`, or `links.next`) until the last page.
+   */
+  async sendAll<Item>(row: Endpoint<never, Item[], "error">, call: Call<never, WorkspacesRequestOptions> = {}): Promise<Item[]> {
+    const items: Item[] = [];
+    let page: number | null = 1;
+    const seen = new Set<number>();
+    while (page !== null && !seen.has(page)) {
+      seen.add(page);
+      const query: Record<string, string> = { ...call.options?.query, "page[number]": String(page), "page[size]": String(MAX_PAGE_SIZE) };
+      const answer: { body: Item[]; nextPage: number | null } = await this.send(row, { ...call, options: { ...call.options, query } });
+      items.push(...answer.body);
+      page = answer.nextPage;
+    }
+    return items;
   }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, options: WorkspacesRequestOptions = {}): Promise<T> {
@@ -162,11 +178,6 @@ export class WorkspacesClient {
   /** DELETE; a 404 counts as done. */
   async delete(path: string): Promise<void> {
     await unlessNotFound(this.request("DELETE", path));
-  }
-
-  /** POST of an action without a body (such as `actions/archive`). */
-  async action(path: string): Promise<void> {
-    await this.request("POST", path);
   }
 
   /**

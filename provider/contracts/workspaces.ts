@@ -6,7 +6,7 @@
  * as absent.
  */
 import { z } from "zod";
-import { endpoint } from "../contract";
+import { endpoint, listOf } from "../contract";
 
 const reference = z.object({ id: z.string(), type: z.string() });
 
@@ -16,6 +16,8 @@ export const resourceObject = z.looseObject({
   type: z.string(),
   attributes: z.record(z.string(), z.unknown()),
   relationships: z.record(z.string(), z.looseObject({ data: z.union([reference, z.array(reference)]).nullish() })).optional(),
+  /** API paths (`self`, `download`); links of another form read as none. */
+  links: z.record(z.string(), z.string().nullable()).optional().catch(undefined),
 });
 
 /** A resource object to send: its type, attributes and (to-one) relationships. */
@@ -34,6 +36,8 @@ const flags = z.record(z.string(), z.boolean()).catch({});
 
 /** The attributes of a workspace the service reports beyond the ones it was given. */
 export const workspaceAttributes = z.looseObject({
+  description: text,
+  "working-directory": text,
   "execution-mode": text,
   "iac-version": text,
   operations: flag,
@@ -59,6 +63,20 @@ export const workspaceAttributes = z.looseObject({
   "workspace-kpis-runs-count": count,
 });
 
+/** The attributes of a configuration version. */
+export const configurationVersionAttributes = z.looseObject({
+  status: z.string().catch(""),
+  "status-timestamps": z.record(z.string(), z.string()).catch({}),
+  source: text,
+  error: text,
+  "error-message": text,
+  /** Given only in the answer to the create: the one place to send the files. */
+  "upload-url": text,
+  "auto-queue-runs": flag,
+  speculative: flag,
+  provisional: flag,
+});
+
 const workspaceToSend = resourceToSend("workspaces");
 
 export const workspaces = {
@@ -69,7 +87,21 @@ export const workspaces = {
   updateByName: endpoint("PATCH organizations/{organization}/workspaces/{name}", { body: workspaceToSend, answer: resourceObject }),
   delete: endpoint("DELETE workspaces/{id}", { notFound: "absent" }),
   deleteByName: endpoint("DELETE organizations/{organization}/workspaces/{name}", { notFound: "absent" }),
+  /** Paged: `WorkspacesClient.sendAll` reads every page. */
+  list: endpoint("GET organizations/{organization}/workspaces", { answer: listOf(resourceObject) }),
+};
+
+export const configurationVersions = {
+  read: endpoint("GET configuration-versions/{id}", { answer: resourceObject, notFound: "absent" }),
+  /** A workspace's versions, newest first, paged. */
+  listPage: endpoint("GET workspaces/{workspaceId}/configuration-versions", { answer: listOf(resourceObject) }),
+  /** Never repeated on its own: a second attempt would make a second version. */
+  create: endpoint("POST workspaces/{workspaceId}/configuration-versions", { body: resourceToSend("configuration-versions"), answer: resourceObject, once: true }),
+  archive: endpoint("POST configuration-versions/{id}/actions/archive"),
+  /** 404 for a version without commit information, and for one that does not exist. */
+  ingressAttributes: endpoint("GET configuration-versions/{id}/ingress-attributes", { answer: resourceObject, notFound: "absent" }),
 };
 
 export type JsonApiResourceObject = z.output<typeof resourceObject>;
 export type WorkspaceAttributes = z.output<typeof workspaceAttributes>;
+export type ConfigurationVersionAttributes = z.output<typeof configurationVersionAttributes>;

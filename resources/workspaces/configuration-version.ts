@@ -13,10 +13,10 @@ import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
 import { isUnknown, UNKNOWN } from "../../provider/unknowns";
 import { WaitTimeoutError, waitFor } from "../../provider/wait";
-import { attributesOf, JsonApiDocument, JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
+import { configurationVersionAttributes, configurationVersions, JsonApiResourceObject } from "../../provider/contracts/workspaces";
+import { JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
 import { camelKeys } from "./json-api-names";
-import { route } from "../../provider/paths";
 
 const CONFIGURATION_VERSION_ID = /^cv-[A-Za-z0-9]+$/;
 /**
@@ -122,33 +122,36 @@ const computed = z.object({
 type Computed = z.output<typeof computed>;
 type Attributes = Record<string, unknown>;
 
-export function configurationVersionComputed(resource: JsonApiResource): Computed {
-  const { raw: a, str } = attributesOf(resource);
+/** A version's attributes, read leniently (`contracts/workspaces.ts`). */
+const versionAttributes = (resource: JsonApiResourceObject) => configurationVersionAttributes.parse(resource.attributes);
+
+export function configurationVersionComputed(resource: JsonApiResourceObject): Computed {
+  const a = versionAttributes(resource);
   return {
-    status: str("status") ?? "",
-    statusTimestamps: camelKeys(a["status-timestamps"] ?? {}),
-    source: str("source"),
-    error: str("error"),
-    errorMessage: str("error-message"),
+    status: a.status,
+    statusTimestamps: camelKeys(a["status-timestamps"]),
+    source: a.source,
+    error: a.error,
+    errorMessage: a["error-message"],
     ingressAttributesId: relatedId(resource, "ingress-attributes"),
-    links: { ...(resource.links ?? {}) } as Record<string, string | null>,
+    links: { ...resource.links },
   };
 }
 
-export const configurationVersionPath = (id: string) => route("/configuration-versions/{id}", { id });
+const readVersion = async (client: WorkspacesClient, id: string) => (await client.send(configurationVersions.read, { params: { id } }))?.body;
 
 /** Waits until the version leaves `pending`/`fetching`; `WaitTimeoutError` after the timeout. */
-async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutSeconds: number): Promise<JsonApiResource> {
+async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutSeconds: number): Promise<JsonApiResourceObject> {
   return waitFor({
     probe: async () => {
-      const found = await client.read(configurationVersionPath(id));
+      const found = await readVersion(client, id);
       if (!found) throw new Error(`configuration version ${id} disappeared while its upload was processed`);
-      return found.data;
+      return found;
     },
-    done: (version) => !PROCESSING.has(String((version.attributes as Attributes).status)),
+    done: (version) => !PROCESSING.has(versionAttributes(version).status),
     timeoutMs: timeoutSeconds * 1000,
     describe: `configuration version ${id} to be processed`,
-    show: (version) => `status ${(version.attributes as Attributes).status}`,
+    show: (version) => `status ${versionAttributes(version).status}`,
     policy: retryPolicyOf(client.config),
     // A processed upload is worth seeing soon: probes stay at most 5 s apart.
     maxIntervalMs: 5_000,
@@ -157,25 +160,21 @@ async function waitUntilProcessed(client: WorkspacesClient, id: string, timeoutS
 
 const PROCESSING = new Set(["pending", "fetching"]);
 
-const versionsPathOf = (workspaceId: string) => route("/workspaces/{workspaceId}/configuration-versions", { workspaceId });
-
-async function newestVersions(client: WorkspacesClient, versionsPath: string): Promise<JsonApiResource[]> {
-  const page = await client.request<{ data?: JsonApiResource[] }>("GET", versionsPath, undefined, {
-    query: { "page[number]": "1", "page[size]": String(MAX_PAGE_SIZE) },
-  });
-  return Array.isArray(page?.data) ? page.data : [];
+async function newestVersions(client: WorkspacesClient, workspaceId: string): Promise<JsonApiResourceObject[]> {
+  const query = { "page[number]": "1", "page[size]": String(MAX_PAGE_SIZE) };
+  return (await client.send(configurationVersions.listPage, { params: { workspaceId }, options: { query } })).body;
 }
 
 /**
  * Versions a create whose answer was lost may have made: listed before `newestKnown` (the service
  * lists newest first), still pending, with the flags the create sent; oldest first.
  */
-async function versionsMadeAfter(client: WorkspacesClient, versionsPath: string, newestKnown: string | undefined, flags: Attributes): Promise<JsonApiResource[]> {
-  const listed = await newestVersions(client, versionsPath);
+async function versionsMadeAfter(client: WorkspacesClient, workspaceId: string, newestKnown: string | undefined, flags: Attributes): Promise<JsonApiResourceObject[]> {
+  const listed = await newestVersions(client, workspaceId);
   const known = newestKnown === undefined ? -1 : listed.findIndex((v) => v.id === newestKnown);
   return (known < 0 ? listed : listed.slice(0, known))
     .filter((v) => {
-      const a = v.attributes as Attributes;
+      const a = v.attributes;
       return a.status === "pending" && Object.entries(flags).every(([key, value]) => a[key] === undefined || a[key] === value);
     })
     .reverse();
@@ -192,7 +191,7 @@ const wireFlags = (args: Pick<Inputs, "autoQueueRuns" | "speculative" | "provisi
 const LOST_OUTPUTS = { status: "unknown", statusTimestamps: {}, source: null, error: null, errorMessage: null, ingressAttributesId: null, links: {}, contentHash: "" };
 
 /** Outputs of a version whose files the service does not hold: the empty hash plans a new version next time. */
-function unusable(resource: JsonApiResource): Attributes {
+function unusable(resource: JsonApiResourceObject): Attributes {
   return { ...configurationVersionComputed(resource), contentHash: "" };
 }
 
@@ -222,22 +221,22 @@ export const configurationVersionSpec = resourceSpec({
    */
   async create(ctx, args) {
     const client = ctx.workspaces();
-    const versionsPath = versionsPathOf(args.workspaceId);
     const flags = wireFlags(args);
     // Listed before the create, so a version made by an attempt whose answer was lost is recognised.
     const newestKnown = (
-      await newestVersions(client, versionsPath).catch((e: unknown) => {
+      await newestVersions(client, args.workspaceId).catch((e: unknown) => {
         if (!(e instanceof ApiError) || e.status !== 404) throw e;
         throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
       })
     )[0]?.id;
-    let created: JsonApiResource;
+    let created: JsonApiResourceObject;
     try {
-      created = await client.write("POST", versionsPath, "configuration-versions", flags, undefined, { retry: { retryWhenMayHaveActed: false } });
+      const body = { type: "configuration-versions" as const, attributes: flags };
+      created = (await client.send(configurationVersions.create, { params: { workspaceId: args.workspaceId }, body })).body;
     } catch (e) {
       if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
       // A failed lookup is the same as nothing listed yet: the state must keep track either way.
-      const [made] = await versionsMadeAfter(client, versionsPath, newestKnown, flags).catch(() => []);
+      const [made] = await versionsMadeAfter(client, args.workspaceId, newestKnown, flags).catch(() => []);
       if (!made) {
         const reason =
           `the answer to its create was lost (${e.message}) and no version it made is listed yet (a slow service may still make one): ` +
@@ -249,12 +248,12 @@ export const configurationVersionSpec = resourceSpec({
         "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
       throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
     }
-    const uploadUrl = (created.attributes as Attributes)["upload-url"];
-    if (typeof uploadUrl !== "string" || !uploadUrl) {
+    const uploadUrl = versionAttributes(created)["upload-url"];
+    if (!uploadUrl) {
       const reason = "the service did not answer with an upload-url";
       throw new PartialCreateError(`configuration version ${created.id}: ${reason}`, created.id, unusable(created), [reason]);
     }
-    const failedAfterCreate = (what: string, e: unknown, state: JsonApiResource): PartialCreateError => {
+    const failedAfterCreate = (what: string, e: unknown, state: JsonApiResourceObject): PartialCreateError => {
       const message = failureMessage(`configuration version ${created.id} was created but ${what}`, e);
       return new PartialCreateError(message, created.id, unusable(state), [message]);
     };
@@ -263,17 +262,18 @@ export const configurationVersionSpec = resourceSpec({
     } catch (e) {
       throw failedAfterCreate(`the upload of ${args.directory} failed`, e, created);
     }
-    let processed: JsonApiResource;
+    let processed: JsonApiResourceObject;
     try {
       processed = await waitUntilProcessed(client, created.id, args.uploadTimeoutSeconds);
     } catch (e) {
       if (e instanceof WaitTimeoutError) {
-        const reason = `the version is still ${(e.lastState as JsonApiResource).attributes.status} after ${args.uploadTimeoutSeconds} s (uploadTimeoutSeconds)`;
-        throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(e.lastState as JsonApiResource), [reason]);
+        const last = e.lastState as JsonApiResourceObject;
+        const reason = `the version is still ${versionAttributes(last).status} after ${args.uploadTimeoutSeconds} s (uploadTimeoutSeconds)`;
+        throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(last), [reason]);
       }
       throw failedAfterCreate("reading its status after the upload failed", e, created);
     }
-    const a = processed.attributes as Attributes;
+    const a = versionAttributes(processed);
     if (a.status !== "uploaded") {
       const reason = `the service could not process the upload: ${a["error-message"] ?? a.error ?? "no message given"}`;
       throw new PartialCreateError(`configuration version ${created.id} was created but ${reason}`, created.id, unusable(processed), [reason]);
@@ -285,49 +285,49 @@ export const configurationVersionSpec = resourceSpec({
     if (lost) {
       // A version the lost create made after all is tracked from now on (and replaced by the next up).
       const flags = wireFlags({ autoQueueRuns: state?.autoQueueRuns !== false, speculative: state?.speculative === true, provisional: state?.provisional === true });
-      const [made] = await versionsMadeAfter(ctx.workspaces(), versionsPathOf(lost[1]), lost[2] === "none" ? undefined : lost[2], flags);
+      const [made] = await versionsMadeAfter(ctx.workspaces(), lost[1], lost[2] === "none" ? undefined : lost[2], flags);
       if (made) return { id: made.id, inputs: { contentHash: "" }, computed: configurationVersionComputed(made) };
       return { inputs: { contentHash: "" }, computed: LOST_OUTPUTS };
     }
     if (!CONFIGURATION_VERSION_ID.test(id)) {
       throw new Error("configuration versions cannot be adopted (each one holds its own upload): remove `adopt`");
     }
-    const found = await ctx.workspaces().read(configurationVersionPath(id));
+    const found = await readVersion(ctx.workspaces(), id);
     if (!found) return undefined;
-    const a = found.data.attributes as Attributes;
+    const a = versionAttributes(found);
     const flags: Partial<Inputs> = {};
-    if (typeof a["auto-queue-runs"] === "boolean") flags.autoQueueRuns = a["auto-queue-runs"];
-    if (typeof a.speculative === "boolean") flags.speculative = a.speculative;
-    if (typeof a.provisional === "boolean") flags.provisional = a.provisional;
+    if (a["auto-queue-runs"] !== undefined) flags.autoQueueRuns = a["auto-queue-runs"];
+    if (a.speculative !== undefined) flags.speculative = a.speculative;
+    if (a.provisional !== undefined) flags.provisional = a.provisional;
     // Files that are gone (archived) or never became usable (errored) are a difference: the next up uploads anew.
     if (a.status !== "uploaded" && a.status !== "pending" && a.status !== "fetching") flags.contentHash = "";
-    return { inputs: flags, computed: configurationVersionComputed(found.data) };
+    return { inputs: flags, computed: configurationVersionComputed(found) };
   },
   // Only changes that leave the files as they are reach update (another path to the same files).
   async update(ctx, id) {
     if (LOST_CREATE_ID.test(id)) throw new Error(`configuration version ${id}: its create's answer was lost: run up again, which replaces it`);
-    const found = await ctx.workspaces().read(configurationVersionPath(id));
+    const found = await readVersion(ctx.workspaces(), id);
     if (!found) throw new Error(`configuration version ${id} no longer exists: run refresh, then up`);
-    return configurationVersionComputed(found.data);
+    return configurationVersionComputed(found);
   },
   async delete(ctx, id, state) {
     const client = ctx.workspaces();
     const lost = LOST_CREATE_ID.exec(id);
     if (lost) {
       const flags = wireFlags({ autoQueueRuns: state.autoQueueRuns !== false, speculative: state.speculative === true, provisional: state.provisional === true });
-      const made = await versionsMadeAfter(client, versionsPathOf(lost[1]), lost[2] === "none" ? undefined : lost[2], flags);
+      const made = await versionsMadeAfter(client, lost[1], lost[2] === "none" ? undefined : lost[2], flags);
       for (const version of made) {
         ctx.warn(`configuration version ${version.id} is left as it is: a create whose answer was lost made it, and the service archives only uploaded versions`);
       }
       return;
     }
-    const found = await client.read<Attributes>(configurationVersionPath(id), { query: { include: "run" } });
+    const found = await client.send(configurationVersions.read, { params: { id }, options: { query: { include: "run" } } });
     if (!found) return;
     const leave = (why: string) => ctx.warn(`configuration version ${id} is left as it is: ${why}`);
     const reason = whyNotArchivable(found);
     if (reason) return leave(reason);
     try {
-      await client.action(`${configurationVersionPath(id)}/actions/archive`);
+      await client.send(configurationVersions.archive, { params: { id } });
     } catch (e) {
       // The service refuses what it cannot archive (409): that is not a failure of destroy.
       if (e instanceof ApiError && e.status === 409) return leave(`the service refused to archive it (${e.messages.join("; ") || "409"})`);
@@ -338,10 +338,10 @@ export const configurationVersionSpec = resourceSpec({
 });
 
 /** The spec's archive rule: API-created, `uploaded`, no run in progress. */
-function whyNotArchivable(document: JsonApiDocument<Attributes>): string | undefined {
-  const a = document.data.attributes;
+function whyNotArchivable(document: { body: JsonApiResourceObject; included: JsonApiResource[] }): string | undefined {
+  const a = versionAttributes(document.body);
   if (a.status === "archived") return "it is already archived";
-  if (typeof a.source === "string" && !API_SOURCES.has(a.source)) {
+  if (a.source !== null && !API_SOURCES.has(a.source)) {
     return `it was created from a VCS repository (source ${a.source}), and the service archives those itself`;
   }
   if (a.status !== "uploaded") return `only uploaded versions can be archived, and this one is ${a.status}`;

@@ -4,9 +4,10 @@
  */
 import { OperationContext, programContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
-import { attributesOf, JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { configurationVersions, JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
+import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
-import { configurationVersionComputed, configurationVersionPath } from "./configuration-version";
+import { configurationVersionComputed } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
 import { route } from "../../provider/paths";
 import { functionCall } from "../../provider/functions";
@@ -72,28 +73,28 @@ export interface IngressAttributes {
   createdById: string | null;
 }
 
-function summaryOf(resource: JsonApiResource): WorkspaceSummary {
-  const { raw: a, str, num, list } = attributesOf(resource);
+function summaryOf(resource: JsonApiResourceObject): WorkspaceSummary {
+  const a = workspaceAttributes.parse(resource.attributes);
   return {
     id: resource.id,
     name: String(a.name),
     organization: relatedId(resource, "organization") ?? "",
     projectId: relatedId(resource, "project"),
-    description: str("description"),
-    executionMode: str("execution-mode"),
-    iacVersion: str("iac-version"),
+    description: a.description,
+    executionMode: a["execution-mode"],
+    iacVersion: a["iac-version"],
     agentPoolId: relatedId(resource, "agent-pool"),
-    locked: a.locked === true,
-    resourceCount: num("resource-count") ?? 0,
-    workingDirectory: str("working-directory"),
+    locked: a.locked,
+    resourceCount: a["resource-count"] ?? 0,
+    workingDirectory: a["working-directory"],
     vcsRepo: a["vcs-repo"] ? camelKeys(a["vcs-repo"]) : null,
-    tagNames: list("tag-names"),
-    createdAt: str("created-at"),
-    updatedAt: str("updated-at"),
+    tagNames: a["tag-names"],
+    createdAt: a["created-at"],
+    updatedAt: a["updated-at"],
   };
 }
 
-function versionInfoOf(resource: JsonApiResource): ConfigurationVersionInfo {
+function versionInfoOf(resource: JsonApiResourceObject): ConfigurationVersionInfo {
   const a = resource.attributes as Attributes;
   const flag = (key: string) => (typeof a[key] === "boolean" ? (a[key] as boolean) : null);
   const { status, statusTimestamps, source, error, errorMessage, ingressAttributesId, links } = configurationVersionComputed(resource);
@@ -140,8 +141,7 @@ export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: Operati
   return call("listWorkspaces", args.organization ? `organization "${args.organization}"` : "", async () => {
     const client = ctx.workspaces();
     const organization = client.organization(args.organization);
-    const items = await client.list(route("/organizations/{organization}/workspaces", { organization }));
-    return items.map(summaryOf);
+    return (await client.sendAll(workspaces.list, { params: { organization } })).map(summaryOf);
   });
 }
 
@@ -159,8 +159,7 @@ export async function listConfigurationVersions(
   ctx: OperationContext = programContext(),
 ): Promise<ConfigurationVersionInfo[]> {
   return call("listConfigurationVersions", `workspace "${args.workspaceId}"`, async () => {
-    const items = await ctx.workspaces().list(route("/workspaces/{workspaceId}/configuration-versions", args));
-    return items.map(versionInfoOf);
+    return (await ctx.workspaces().sendAll(configurationVersions.listPage, { params: args })).map(versionInfoOf);
   });
 }
 
@@ -178,11 +177,11 @@ export async function getConfigurationVersion(
   ctx: OperationContext = programContext(),
 ): Promise<ConfigurationVersionInfo & { ingressAttributes: IngressAttributes | null }> {
   return call("getConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
-    const path = configurationVersionPath(args.configurationVersionId);
-    const found = await ctx.workspaces().read(path, { query: { include: "ingress-attributes" } });
-    if (!found) throw notFound(path, args.configurationVersionId);
-    const info = versionInfoOf(found.data);
-    const ingress = (found.included ?? []).find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
+    const params = { id: args.configurationVersionId };
+    const found = await ctx.workspaces().send(configurationVersions.read, { params, options: { query: { include: "ingress-attributes" } } });
+    if (!found) throw notFound(args.configurationVersionId);
+    const info = versionInfoOf(found.body);
+    const ingress = found.included.find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
     return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
   });
 }
@@ -197,11 +196,10 @@ export async function getIngressAttributes(
 ): Promise<IngressAttributes | undefined> {
   return call("getIngressAttributes", `"${args.configurationVersionId}"`, async () => {
     const client = ctx.workspaces();
-    const path = configurationVersionPath(args.configurationVersionId);
-    const found = await client.read(`${path}/ingress-attributes`);
-    if (found) return ingressAttributesOf(found.data);
-    // 404 for a version without commit information, and for one that does not exist.
-    if (!(await client.read(path))) throw notFound(path, args.configurationVersionId);
+    const params = { id: args.configurationVersionId };
+    const found = await client.send(configurationVersions.ingressAttributes, { params });
+    if (found) return ingressAttributesOf(found.body);
+    if (!(await client.send(configurationVersions.read, { params }))) throw notFound(args.configurationVersionId);
     return undefined;
   });
 }
@@ -224,22 +222,22 @@ export async function downloadConfigurationVersion(
 ): Promise<{ directory: string }> {
   return call("downloadConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
     const client = ctx.workspaces();
-    const path = configurationVersionPath(args.configurationVersionId);
-    const found = await client.read(path);
-    if (!found) throw notFound(path, args.configurationVersionId);
-    const status = (found.data.attributes as Attributes).status;
+    const params = { id: args.configurationVersionId };
+    const found = await client.send(configurationVersions.read, { params });
+    if (!found) throw notFound(args.configurationVersionId);
+    const { status } = configurationVersionComputed(found.body);
     if (status !== "uploaded") {
       throw new Error(
         `configuration version ${args.configurationVersionId} is ${status}: only uploaded versions can be downloaded` +
           (status === "archived" ? " (its files were discarded when it was archived)" : ""),
       );
     }
-    const archive = await client.openRedirected(`${path}/download`);
+    const archive = await client.openRedirected(route("/configuration-versions/{id}/download", params));
     await extractArchive(archive, args.directory);
     return { directory: args.directory };
   });
 }
 
-function notFound(path: string, id: string): ApiError {
-  return new ApiError("workspaces", "GET", `/api/v2${path}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
+function notFound(id: string): ApiError {
+  return new ApiError("workspaces", "GET", `/api/v2${route("/configuration-versions/{id}", { id })}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
 }

@@ -12,7 +12,6 @@ import { JsonApiResourceObject, workspaceAttributes, workspaces } from "../../pr
 import { relatedId } from "../../provider/workspaces-client";
 import { camelKeys, has } from "./json-api-names";
 import { VcsRepoInputs, WorkspaceInputs, workspaceInputs } from "./workspace-inputs";
-import { route } from "../../provider/paths";
 
 /** Workspace IDs are `ws-` and 16 letters and digits. */
 const WORKSPACE_ID = /^ws-[A-Za-z0-9]{16}$/;
@@ -357,7 +356,7 @@ export const workspaceSpec = resourceSpec({
   },
   async list(ctx) {
     const client = ctx.workspaces();
-    const items = await client.list(route("/organizations/{organization}/workspaces", { organization: client.organization() }));
+    const items = await client.sendAll(workspaces.list, { params: { organization: client.organization() } });
     return items.map((w) => w.id);
   },
 });

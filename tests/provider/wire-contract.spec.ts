@@ -14,7 +14,7 @@ import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
 import { rekey } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
-import { workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
+import { configurationVersions, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { KeepClient } from "../../provider/keep-client";
 import { WorkspacesClient } from "../../provider/workspaces-client";
 import { ApiError, ResponseShapeError } from "../../provider/errors";
@@ -161,6 +161,31 @@ describe("the workspace service's rows", () => {
       expect(answer.body).toMatchObject({ id: "ws-0123456789abcdef", attributes: { name: "app" } });
       // A value of another type than the contract's reads as absent.
       expect(workspaceAttributes.parse(answer.body.attributes)).toMatchObject({ "resource-count": null, locked: false, "tag-names": [], permissions: {} });
+    } finally {
+      server.close();
+    }
+  });
+
+  test("a listed row is read across its pages, and included resources come beside the answer", async () => {
+    const urls: string[] = [];
+    const server = http.createServer((req, res) => {
+      urls.push(req.url ?? "");
+      const page = Number(new URL(req.url ?? "", "http://x").searchParams.get("page[number]"));
+      const item = (n: number) => ({ id: `cv-${n}`, type: "configuration-versions", attributes: { status: "uploaded" } });
+      const document = req.url?.includes("include=run")
+        ? { data: item(9), included: [{ id: "run-1", type: "runs", attributes: { status: "planning" } }] }
+        : { data: [item(page * 2 - 1), item(page * 2)], meta: { pagination: { "current-page": page, "next-page": page < 3 ? page + 1 : null } } };
+      res.writeHead(200, { "Content-Type": "application/vnd.api+json" }).end(JSON.stringify(document));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new WorkspacesClient(resolveServiceConfig("workspaces", (k) => ({ "workspaces:address": address, "workspaces:token": "t" })[k], {}));
+      const items = await client.sendAll(configurationVersions.listPage, { params: { workspaceId: "ws-1" } });
+      expect(items.map((v) => v.id)).toEqual(["cv-1", "cv-2", "cv-3", "cv-4", "cv-5", "cv-6"]);
+      expect(urls).toEqual([1, 2, 3].map((n) => `/api/v2/workspaces/ws-1/configuration-versions?page%5Bnumber%5D=${n}&page%5Bsize%5D=100`));
+      const read = await client.send(configurationVersions.read, { params: { id: "cv-9" }, options: { query: { include: "run" } } });
+      expect(read?.included.map((r) => r.id)).toEqual(["run-1"]);
     } finally {
       server.close();
     }
