@@ -114,9 +114,23 @@ const replicationStatus = z.discriminatedUnion("mode", [
   }),
 ]);
 
+const nothing = z.strictObject({});
+const connection = { primary_api_addr: z.string().optional(), ca_file: z.string().optional(), ca_path: z.string().optional() };
+const activation = z.strictObject({ token: z.string(), ...connection });
+const clusterAddress = z.strictObject({ primary_cluster_addr: z.string().optional() });
+
+/** The transitions of the replication table; whether one may be sent again is the caller's decision. */
 export const replication = {
   /** Needs no token. */
   status: endpoint("GET sys/replication/performance/status", { answer: replicationStatus }),
+  enablePrimary: endpoint("POST sys/replication/performance/primary/enable", { body: clusterAddress }),
+  demotePrimary: endpoint("POST sys/replication/performance/primary/demote", { body: nothing }),
+  disablePrimary: endpoint("POST sys/replication/performance/primary/disable", { body: nothing }),
+  revokeSecondary: endpoint("POST sys/replication/performance/primary/revoke-secondary", { body: z.strictObject({ id: z.string() }) }),
+  enableSecondary: endpoint("POST sys/replication/performance/secondary/enable", { body: activation }),
+  promoteSecondary: endpoint("POST sys/replication/performance/secondary/promote", { body: clusterAddress.extend({ force: z.boolean().optional() }) }),
+  disableSecondary: endpoint("POST sys/replication/performance/secondary/disable", { body: nothing }),
+  updatePrimary: endpoint("POST sys/replication/performance/secondary/update-primary", { body: activation }),
 };
 
 export type ReplicationStatus = z.output<typeof replicationStatus>;

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
+import type { Endpoint } from "../../../provider/contract";
 import { replication, ReplicationStatus } from "../../../provider/contracts/keep";
 import { retryPolicyOf } from "../../../provider/http";
 import type { KeepClient } from "../../../provider/keep-client";
@@ -127,8 +128,8 @@ export interface TransitionDeclaration<S extends InputShape, O extends InputShap
   holds(status: StatusAnswer, values: Values<S>): string | undefined;
   /** Refusals beyond the table (a secondary of another primary). */
   refuse?(status: StatusAnswer, values: Values<S>): string | undefined;
-  /** The request: path under `sys/replication/performance/` and body. */
-  request(values: Values<S>): { path: string; body: Record<string, unknown> };
+  /** The request: a row of the replication contract and its body. */
+  request(values: Values<S>): Transition;
   /** Outputs after the request; `before` is the status read first. */
   after(ctx: OperationContext, client: KeepClient, values: Values<S>, before: StatusAnswer): Promise<Record<string, unknown>>;
   /** Outputs when nothing was done. */
@@ -137,6 +138,10 @@ export interface TransitionDeclaration<S extends InputShape, O extends InputShap
   secretInputs?: readonly (keyof z.output<S> & string)[];
   label?(values: z.output<S>): string;
 }
+
+/** One transition's request: a row of the table and the body it takes. */
+type TransitionRows = Omit<typeof replication, "status">;
+export type Transition = { [K in keyof TransitionRows]: TransitionRows[K] extends Endpoint<infer Body, unknown, "error"> ? { row: TransitionRows[K]; body: Body } : never }[keyof TransitionRows];
 
 /** Mode and cluster ID of a status. */
 export const modeOf = (status: StatusAnswer) => ({ mode: status.mode, clusterId: status.mode === "disabled" ? "" : status.cluster_id });
@@ -171,10 +176,10 @@ export function transition<S extends InputShape, O extends InputShape = z.ZodObj
       const v = values as Values<S>;
       const client = ctx.keep(v.cluster);
       const before = pendingStatus.get(values as object) ?? (await readStatus(client));
-      const { path, body } = declaration.request(v);
+      const { row, body } = declaration.request(v);
       // A transition answered 5xx may have happened: sending it again could be refused by the table
       // or act twice, so it is never repeated blindly.
-      await client.write(`${PREFIX}/${path}`, body, { retry: { retryWhenMayHaveActed: false } });
+      await client.send(row as Endpoint<unknown, unknown, "error">, { body, options: { retry: { retryWhenMayHaveActed: false } } });
       return (await declaration.after(ctx, client, v, before)) as never;
     },
     async status(ctx, values) {

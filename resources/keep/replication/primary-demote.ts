@@ -3,6 +3,7 @@
  * and can rejoin the replication set without a wipe (`UpdatePrimary`). Requests: a status read, the demote.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, modeOf, transition } from "./common";
 
@@ -13,7 +14,7 @@ export const primaryDemoteSpec = transition({
   what: "demote a primary",
   from: "primary",
   holds: (status) => (status.mode === "secondary" ? "already a secondary: nothing to demote" : undefined),
-  request: () => ({ path: "primary/demote", body: {} }),
+  request: () => ({ row: replication.demotePrimary, body: {} }),
   after: async (_ctx, _client, _values, before) => ({ ...modeOf(before), mode: "secondary" }),
 });
 

@@ -4,6 +4,7 @@
  * acknowledgement. Requests: a status read, the disable.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, transition } from "./common";
 
@@ -27,7 +28,7 @@ export const primaryDisableSpec = transition({
   what: "disable a primary",
   from: "primary",
   holds: (status) => (status.mode === "disabled" ? "replication is already disabled" : undefined),
-  request: () => ({ path: "primary/disable", body: {} }),
+  request: () => ({ row: replication.disablePrimary, body: {} }),
   after: async () => ({ mode: "disabled", clusterId: "" }),
 });
 

@@ -3,6 +3,7 @@
  * table). Requests: a status read, the enable, a status read for the new cluster ID.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, modeOf, readStatus, transition } from "./common";
 
@@ -20,7 +21,7 @@ export const primaryEnableSpec = transition({
   what: "enable a performance primary",
   from: "disabled",
   holds: (status) => (status.mode === "primary" ? `already a performance primary (cluster ID ${status.cluster_id})` : undefined),
-  request: (values) => ({ path: "primary/enable", body: values.primaryClusterAddr ? { primary_cluster_addr: values.primaryClusterAddr } : {} }),
+  request: (values) => ({ row: replication.enablePrimary, body: values.primaryClusterAddr ? { primary_cluster_addr: values.primaryClusterAddr } : {} }),
   after: async (_ctx, client) => modeOf(await readStatus(client)),
 });
 

@@ -3,6 +3,7 @@
  * disconnected until it gets a new token (`UpdatePrimary`). Requests: a status read, the revoke.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, modeOf, transition } from "./common";
 
@@ -18,7 +19,7 @@ export const revokeSecondarySpec = transition({
   what: "revoke a secondary",
   from: "primary",
   holds: (status, values) => (status.mode === "primary" && !status.known_secondaries.includes(values.secondaryId) ? `no secondary "${values.secondaryId}" is known to the primary: nothing to revoke` : undefined),
-  request: (values) => ({ path: "primary/revoke-secondary", body: { id: values.secondaryId } }),
+  request: (values) => ({ row: replication.revokeSecondary, body: { id: values.secondaryId } }),
   after: async (_ctx, _client, _values, before) => modeOf(before),
 });
 

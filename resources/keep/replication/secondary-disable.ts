@@ -4,6 +4,7 @@
  * status read, the disable.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, transition } from "./common";
 
@@ -27,7 +28,7 @@ export const secondaryDisableSpec = transition({
   what: "disable a secondary",
   from: "secondary",
   holds: (status) => (status.mode === "disabled" ? "replication is already disabled" : undefined),
-  request: () => ({ path: "secondary/disable", body: {} }),
+  request: () => ({ row: replication.disableSecondary, body: {} }),
   after: async () => ({ mode: "disabled", clusterId: "" }),
 });
 

@@ -6,6 +6,7 @@
  * streams at once).
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { clusterShape, DEFAULT_WAIT_SECONDS, StatusAnswer, tokenPrimaryAddress, transition, waitForStreaming } from "./common";
@@ -88,7 +89,7 @@ export const secondaryEnableSpec = transition({
     return undefined;
   },
   unchanged: (status) => streamOf(status),
-  request: (values) => ({ path: "secondary/enable", body: { token: tokenText(values.token), ...connectionBody(values) } }),
+  request: (values) => ({ row: replication.enableSecondary, body: { token: tokenText(values.token), ...connectionBody(values) } }),
   after: async (_ctx, client, values) => {
     const status = await waitForStreaming(client, values.cluster, values.waitSeconds);
     return { mode: status.mode, clusterId: status.cluster_id, ...streamOf(status) };

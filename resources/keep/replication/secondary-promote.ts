@@ -5,6 +5,7 @@
  * for its own acknowledgement. Requests: a status read, the promote.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, modeOf, transition } from "./common";
 
@@ -31,7 +32,7 @@ export const secondaryPromoteSpec = transition({
   from: "secondary",
   holds: (status) => (status.mode === "primary" ? `already a primary (cluster ID ${status.cluster_id})` : undefined),
   request: (values) => ({
-    path: "secondary/promote",
+    row: replication.promoteSecondary,
     body: { ...(values.primaryClusterAddr ? { primary_cluster_addr: values.primaryClusterAddr } : {}), force: values.force },
   }),
   after: async (_ctx, _client, _values, before) => ({ ...modeOf(before), mode: "primary" }),

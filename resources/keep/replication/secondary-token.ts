@@ -5,6 +5,7 @@
  * status read, the token. (The secondary's ID is `secondaryId`: `id` names the resource's own ID in Pulumi.)
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { answerFields } from "../../../provider/keep-client";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { operationSpec } from "../../../provider/spec";
@@ -78,7 +79,7 @@ export const secondaryTokenSpec = operationSpec({
         return;
       }
       if (!status.known_secondaries.includes(String(state.secondaryId))) return;
-      await client.write(`${PREFIX}/primary/revoke-secondary`, { id: state.secondaryId });
+      await client.send(replication.revokeSecondary, { body: { id: String(state.secondaryId) } });
     },
   },
 });

@@ -9,6 +9,7 @@
  * secondary is known already) and answers "", which must not disconnect the secondary it feeds.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { clusterShape, modeOf, tokenPrimaryAddress, transition, waitForStreaming } from "./common";
@@ -50,7 +51,7 @@ export const updatePrimarySpec = transition({
     return undefined;
   },
   unchanged: (status) => streamOf(status),
-  request: (values) => ({ path: "secondary/update-primary", body: { token: tokenText(values.token), ...connectionBody(values) } }),
+  request: (values) => ({ row: replication.updatePrimary, body: { token: tokenText(values.token), ...connectionBody(values) } }),
   after: async (_ctx, client, values, before) => {
     if (tokenText(values.token) === "") return { ...modeOf(before), primaryClusterAddr: "", state: "idle", secondaryId: "" };
     const status = await waitForStreaming(client, values.cluster, values.waitSeconds);
