@@ -133,6 +133,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   path: string;
   /** Natural ID (before the scope); defaults to `{name}`. */
   id?: string;
+  /** An ID as written by hand in another form (a destination's bare name), in the form of `id`; undefined when it is none. */
+  completeId?(local: string): string | undefined;
   /** Route of writes where it differs from reads (type-specific write endpoints). */
   writePath?: string;
   /** POST (the default; the service treats PUT alike) or PATCH (a JSON merge patch). */
@@ -148,6 +150,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   /** Values the service computes, and how an answer gives them. */
   computed?: O;
   computedOf?(answer: Record<string, unknown>): z.output<O>;
+  /** Whether a write the service answers without a body is followed by a read for the computed values (default: when any are declared). */
+  readAfterWrite?: boolean;
   /** A request body the field mapping cannot give (a role's legacy parameter sent alone). */
   bodyOf?(values: Out<S>): Record<string, unknown>;
   /** The declared form of an answer, where the field mapping cannot give it; `state` is what the program declared. */
@@ -170,6 +174,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
   singleton?: SingletonDestroy;
+  /** Destroy where one DELETE of the path does not do it (a purge, then a wait until it is gone). */
+  deleteWith?(ctx: OperationContext, target: { client: KeepClient; options: KeepRequestOptions; path: string }, state: Record<string, unknown>): Promise<void>;
   /** Objects the service makes itself: what such an object is, for messages. */
   builtIn?(inputs: Out<S>): string | undefined;
   /** Inputs whose change replaces the object, besides the path parameters, `namespace` and `cluster`. */
@@ -251,7 +257,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   /** The ID's parameters and scope back as inputs. */
   const fromId = (id: string): Partial<I> => {
     const { id: local, ...scope } = splitKeepId(id);
-    const params = idTemplate.parse(local) ?? {};
+    const completed = idTemplate.parse(local) ? undefined : declaration.completeId?.(local);
+    const params = idTemplate.parse(completed ?? local) ?? {};
     const result: Record<string, unknown> = { ...params };
     for (const key of SCOPE_KEYS) if (scope[key]) result[key] = scope[key];
     return result as Partial<I>;
@@ -288,6 +295,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
 
   const computedOf = (answer: Record<string, unknown> | undefined): z.output<O> =>
     (answer && declaration.computedOf ? declaration.computedOf(answer) : {}) as z.output<O>;
+  const readAfterWrite = declaration.readAfterWrite ?? declaration.computed !== undefined;
 
   const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
     const { client, options } = locate(ctx, id, values);
@@ -335,7 +343,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       const id = naturalId(values);
       declaration.onWrite?.(ctx, values as Out<S>);
       const answer = await write(ctx, id, values);
-      return { id, computed: declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer) };
+      return { id, computed: readAfterWrite && !answer ? computedOf(await read(ctx, id)) : computedOf(answer ?? {}) };
     },
     async read(ctx, id, state) {
       const found = await read(ctx, id);
@@ -351,7 +359,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     async update(ctx, id, values, olds) {
       declaration.onWrite?.(ctx, values as Out<S>, olds as Out<S>);
       const answer = await write(ctx, id, values);
-      return declaration.computed && !answer ? computedOf(await read(ctx, id)) : computedOf(answer);
+      return readAfterWrite && !answer ? computedOf(await read(ctx, id)) : computedOf(answer ?? {});
     },
     async delete(ctx, id, state) {
       const singleton = declaration.singleton;
@@ -365,7 +373,9 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
         return;
       }
       const { client, options, values } = locate(ctx, id);
-      await client.delete(readPath.render(values), options);
+      const path = readPath.render(values);
+      if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, path }, state);
+      else await client.delete(path, options);
     },
     list: listPath
       ? async (ctx) => {

@@ -9,14 +9,10 @@
  * the next `up` writes the declared value back.
  */
 import { z } from "zod";
-import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
-import { keepClientOf, keepCommonShape, keepId, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
-import { answerFields } from "../../../provider/keep-client";
-import { resourceSpec, ResourceSpec } from "../../../provider/spec";
+import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { isUnknown } from "../../../provider/unknowns";
 import { DestinationType, pollStatus, secretNameTemplateInput, templateFields } from "./common";
-import { route } from "../../../provider/paths";
 
 /** A rule between parameters, broken: the property to name and why. */
 export interface DestinationIssue {
@@ -50,7 +46,6 @@ const commonShape = {
    * service refuses to delete a destination that still manages associations.
    */
   purgeOnDestroy: z.boolean().optional(),
-  ...keepCommonShape,
 };
 
 const NOT_SENT = new Set(["name", "purgeOnDestroy", "namespace", "cluster"]);
@@ -59,7 +54,7 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerC
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** Builds the spec of one destination type. */
+/** Builds the spec of one destination type: an object at `sys/sync/destinations/<type>/{name}`. */
 export function destinationSpec<T extends DestinationType, P extends z.ZodRawShape>(declaration: DestinationDeclaration<T, P>) {
   const { destinationType } = declaration;
   const shape = { ...commonShape, ...declaration.parameters } as typeof commonShape & P;
@@ -78,17 +73,9 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
     },
     { when: () => true },
   );
-  type I = z.output<typeof inputs>;
   const sensitive = new Set<string>(declaration.sensitive);
   const sent = Object.keys(shape).filter((k) => !NOT_SENT.has(k));
   const wireOf = (key: string) => WIRE[key] ?? snakeCase(key);
-  const idPrefix = `${destinationType}/`;
-
-  const locate = (ctx: OperationContext, id: string) => {
-    const { id: local, ...scope } = splitKeepId(id);
-    const name = local.startsWith(idPrefix) ? local.slice(idPrefix.length) : local;
-    return { client: keepClientOf(ctx, scope), options: scopeOptions(scope), path: route("sys/sync/destinations/{type}/{name}", { type: destinationType, name }) };
-  };
 
   /**
    * Every parameter is sent: one left out is sent empty, so a value set behind the program's back
@@ -104,13 +91,8 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
     return body;
   };
 
-  const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
-    const { client, options, path } = locate(ctx, id);
-    await client.write(path, bodyOf(values), options);
-  };
-
   /** The declared form of a read: non-sensitive parameters and options; empty values are absent. */
-  const inputsOf = (data: Record<string, unknown>): Partial<I> => {
+  const inputsOf = (data: Record<string, unknown>) => {
     const connection = isObject(data.connection_details) ? data.connection_details : {};
     const options = isObject(data.options) ? data.options : {};
     const out: Record<string, unknown> = {};
@@ -121,48 +103,29 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
       const empty = value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
       if (!empty) out[key] = value;
     }
-    return out as Partial<I>;
+    return out;
   };
 
-  const computed = z.object({
-    /** The destination's type, for associations (`destinationType: dest.destinationType`). */
-    destinationType: z.literal(destinationType),
-  });
   const typeOutput = { destinationType };
-
-  const spec: ResourceSpec<typeof inputs, typeof computed> = resourceSpec({
-    module: "keep",
+  return keepObject({
     type: declaration.type,
     description: declaration.description,
+    path: `sys/sync/destinations/${destinationType}/{name}`,
+    id: `${destinationType}/{name}`,
+    // A bare name given by hand is a destination of this type.
+    completeId: (local) => `${destinationType}/${local}`,
     inputs,
-    computed,
-    replaceOnChanges: ["name", "namespace", "cluster"] as never,
+    fields: Object.fromEntries(declaration.sensitive.map((key) => [key, { writeOnly: true }])) as never,
     secretInputs: declaration.sensitive as never,
-    writeOnly: declaration.sensitive as never,
-    naturalId: (values) => {
-      const v = values as { name: string; namespace?: string; cluster?: string };
-      return keepId(v, `${idPrefix}${v.name}`);
-    },
-    fromId(id) {
-      const { id: local, ...scope } = splitKeepId(id);
-      return { ...scope, name: local.startsWith(idPrefix) ? local.slice(idPrefix.length) : local } as unknown as Partial<I>;
-    },
-    async create(ctx, values) {
-      const id = spec.naturalId(values);
-      await write(ctx, id, values as Record<string, unknown>);
-      return { id, computed: typeOutput };
-    },
-    async read(ctx, id) {
-      const { client, options, path } = locate(ctx, id);
-      const data = answerFields(await client.read(path, options));
-      return data && { inputs: inputsOf(data), computed: typeOutput };
-    },
-    async update(ctx, id, values) {
-      await write(ctx, id, values as Record<string, unknown>);
-      return typeOutput;
-    },
-    async delete(ctx, id, state) {
-      const { client, options, path } = locate(ctx, id);
+    computed: z.object({
+      /** The destination's type, for associations (`destinationType: dest.destinationType`). */
+      destinationType: z.literal(destinationType),
+    }),
+    computedOf: () => typeOutput,
+    readAfterWrite: false,
+    bodyOf: (values) => bodyOf(values as Record<string, unknown>),
+    inputsOf: (answer) => inputsOf(answer) as never,
+    async deleteWith(_ctx, { client, options, path }, state) {
       if (state.purgeOnDestroy === true) {
         await client.delete(path, { ...options, query: { purge: "true" } });
         // The service unsyncs the associations in the background and then deletes the destination.
@@ -184,10 +147,5 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
         throw e;
       }
     },
-    async list(ctx) {
-      const names = await ctx.keep().list(`sys/sync/destinations/${destinationType}`);
-      return names.map((name) => `${idPrefix}${name}`);
-    },
   });
-  return spec;
 }

@@ -304,3 +304,16 @@ const CLASSES: Record<string, { get(name: string, id: string): unknown; __pulumi
   repohost: keep.sync.RepoHostDestination,
   "webhost-project": keep.sync.WebHostProjectDestination,
 };
+
+describe.each(Object.keys(CLASSES))("the ID of keep.sync.%s", (type) => {
+  test("names the destination with its type, or alone when written by hand", async () => {
+    const { specOf } = await import("../../../cli/import");
+    const spec = specOf(CLASSES[type].__pulumiType);
+    const full = spec.naturalId({ name: "payments" } as never);
+    expect(full).toMatch(/^[A-Za-z-]+\/payments$/);
+    expect(spec.fromId(full)).toEqual({ name: "payments" });
+    expect(spec.fromId("payments")).toEqual({ name: "payments" });
+    expect(spec.fromId(`dr@team:${full}`)).toEqual({ cluster: "dr", namespace: "team", name: "payments" });
+    expect(spec.fromId("dr@team:payments")).toEqual({ cluster: "dr", namespace: "team", name: "payments" });
+  });
+});
