@@ -10,9 +10,9 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "./context";
-import { checkedAnswer } from "./errors";
+import { endpoint } from "./contract";
 import { pathTemplate } from "./paths";
-import { answerFields, type KeepClient, type KeepRequestOptions } from "./keep-client";
+import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
 import { CLUSTER_NAME } from "./config";
 
@@ -228,6 +228,28 @@ function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, 
   return result;
 }
 
+/**
+ * An object's fields in an answer, as they are (a read maps them field by field): held to `shape`
+ * when one is declared; undefined when the service answered without any.
+ */
+function fieldsOf(shape?: z.ZodType) {
+  return z.unknown().transform((body, ctx) => {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+    const checked = shape?.safeParse(body);
+    if (checked && !checked.success) {
+      for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return body as Record<string, unknown>;
+  });
+}
+
+/** The keys of a LIST answer. */
+const listedKeys = z.unknown().transform((body) => {
+  const keys = (body as { keys?: unknown } | null)?.keys;
+  return Array.isArray(keys) ? keys.map(String) : [];
+});
+
 /** Builds the spec of an object at a path. */
 export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>>(declaration: KeepObjectDeclaration<S, O>) {
   // `extend` on a generic schema types the result by the constraint, which would lose every declared input.
@@ -240,6 +262,14 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   const listPath = declaration.list === false ? undefined : declaration.list ?? declaration.path.split("/").slice(0, -1).join("/");
   const pathParams = new Set([...readPath.params, ...writePath.params, ...idTemplate.params]);
   const writeMethod = declaration.writeMethod ?? "POST";
+  /** The object's rows: every request it sends is one of them. */
+  const rows = {
+    read: endpoint(`GET ${declaration.path}`, { answer: fieldsOf(declaration.answer), notFound: "absent" }),
+    write: endpoint(`${writeMethod} ${writePath.text}`, { answer: fieldsOf() }),
+    delete: endpoint(`DELETE ${declaration.path}`, { notFound: "absent" }),
+    /** LIST, sent as `GET ?list=true`; a 404 is an empty list. */
+    list: endpoint(`GET ${listPath ?? declaration.path}`, { answer: listedKeys, notFound: "absent" }),
+  };
 
   const fields = Object.keys(declaration.inputs.shape)
     .filter((key) => !pathParams.has(key))
@@ -299,23 +329,14 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
 
   const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
     const { client, options } = locate(ctx, id, values);
-    const path = writePath.render({ ...values, ...fromId(id) });
     const body = declaration.bodyOf ? declaration.bodyOf(values as Out<S>) : bodyOf(values);
-    const answer =
-      writeMethod === "PATCH"
-        ? await client.request("PATCH", path, body, { ...options, contentType: "application/merge-patch+json" })
-        : await client.write(path, body, options);
-    return answerFields(answer);
+    const patch = writeMethod === "PATCH" ? { contentType: "application/merge-patch+json" } : {};
+    return (await client.send(rows.write, { params: { ...values, ...fromId(id) }, body, options: { ...options, ...patch } })).body;
   };
 
   const read = async (ctx: OperationContext, id: string) => {
     const { client, options, values } = locate(ctx, id);
-    const path = readPath.render(values);
-    const answer = await client.read(path, options);
-    const found = answerFields(answer);
-    if (!found) return undefined;
-    if (declaration.answer) checkedAnswer(declaration.answer, found, { service: "keep", method: "GET", path: `/v1/${path}` });
-    return found;
+    return (await client.send(rows.read, { params: values, options }))?.body;
   };
 
   const mountDefault = (): string | undefined => {
@@ -373,16 +394,15 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
         return;
       }
       const { client, options, values } = locate(ctx, id);
-      const path = readPath.render(values);
-      if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, path }, state);
-      else await client.delete(path, options);
+      if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, path: readPath.render(values) }, state);
+      else await client.send(rows.delete, { params: values, options });
     },
     list: listPath
       ? async (ctx) => {
           const template = pathTemplate(listPath);
           const mount = mountDefault();
           if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];
-          const keys = (await ctx.keep().list(template.render({ mount }))).filter((k) => !k.endsWith("/"));
+          const keys = ((await ctx.keep().send(rows.list, { params: { mount }, options: { query: { list: "true" } } }))?.body ?? []).filter((k) => !k.endsWith("/"));
           const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }, true));
           return ids.filter((id) => !spec.builtIn?.({ ...fromId(id) } as never));
         }
