@@ -35,6 +35,22 @@ export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotF
 
 const noAnswer = z.unknown().transform(() => undefined);
 
+/**
+ * An answer its caller reads field by field, as it is: held to `shape` when one is given (each field
+ * that does not fit is named); undefined when the service answered without an object.
+ */
+export function fieldsOf(shape?: z.ZodType) {
+  return z.unknown().transform((body, ctx) => {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+    const checked = shape?.safeParse(body);
+    if (checked && !checked.success) {
+      for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return body as Record<string, unknown>;
+  });
+}
+
 /** A list in an answer, which services send as `null` or leave out when it is empty: read as `[]`. */
 export const listOf = <Item extends z.ZodType>(item: Item) => z.array(item).nullish().transform((list): z.output<Item>[] => list ?? []);
 

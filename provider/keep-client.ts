@@ -19,6 +19,19 @@ export function answerFields(answer: unknown): Record<string, unknown> | undefin
 }
 
 
+/** The lease an answer's envelope gives beside `data` (generated credentials); empty when it gives none. */
+export interface Lease {
+  id: string;
+  /** Seconds. */
+  duration: number;
+  renewable: boolean;
+}
+
+function leaseOf(answer: unknown): Lease {
+  const envelope = isObject(answer) ? answer : {};
+  return { id: String(envelope.lease_id ?? ""), duration: Number(envelope.lease_duration ?? 0), renewable: envelope.renewable === true };
+}
+
 export interface KeepRequestOptions {
   /** Namespace for this request; overrides the configured one. */
   namespace?: string;
@@ -31,9 +44,9 @@ export interface KeepRequestOptions {
 
 export class KeepClient {
   private readonly http: AxiosInstance;
-  private readonly transport: Transport<KeepRequestOptions, object> = async (row, path, body, options = {}) => {
+  private readonly transport: Transport<KeepRequestOptions, { lease: Lease }> = async (row, path, body, options = {}) => {
     const answer = await this.request(row.method, path, body, { ...options, retry: retryOf(row, options.retry) });
-    return { body: answerFields(answer) ?? answer, extra: {} };
+    return { body: answerFields(answer) ?? answer, extra: { lease: leaseOf(answer) } };
   };
 
   constructor(readonly config: ServiceConfig) {

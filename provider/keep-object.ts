@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "./context";
-import { endpoint } from "./contract";
+import { endpoint, fieldsOf } from "./contract";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
@@ -226,22 +226,6 @@ function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, 
     if (state?.[key] === undefined && JSON.stringify(result[key]) === JSON.stringify(fallback)) delete result[key];
   }
   return result;
-}
-
-/**
- * An object's fields in an answer, as they are (a read maps them field by field): held to `shape`
- * when one is declared; undefined when the service answered without any.
- */
-function fieldsOf(shape?: z.ZodType) {
-  return z.unknown().transform((body, ctx) => {
-    if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
-    const checked = shape?.safeParse(body);
-    if (checked && !checked.success) {
-      for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-      return z.NEVER;
-    }
-    return body as Record<string, unknown>;
-  });
 }
 
 /** The keys of a LIST answer. */

@@ -4,7 +4,7 @@
  * the fields themselves.
  */
 import { z } from "zod";
-import { endpoint, listOf } from "../contract";
+import { endpoint, fieldsOf, listOf } from "../contract";
 
 const fingerprints = listOf(z.string());
 const keys = listOf(z.string());
@@ -139,3 +139,17 @@ export type RekeyCompletion = z.output<typeof rekeyCompletion>;
 export type RekeyVerification = z.output<typeof rekeyVerification>;
 export type RekeyBackup = z.output<typeof rekeyBackup>;
 export type RekeyInit = z.input<typeof rekeyInit>;
+
+/** The cloud-credentials engine, wherever it is mounted (`cloudA` by default). Answers are read field by field. */
+export const cloud = {
+  rootConfig: endpoint("GET {mount*}/config/root", { answer: fieldsOf(), notFound: "absent" }),
+  /** A 5xx may come after the key was made: never sent twice on its own. */
+  rotateRoot: endpoint("POST {mount*}/config/rotate-root", { body: nothing, answer: fieldsOf(), once: true }),
+  role: endpoint("GET {mount*}/roles/{role}", { answer: fieldsOf(), notFound: "absent" }),
+  /** Parameters in the query. */
+  credentials: endpoint("GET {mount*}/creds/{role}", { answer: fieldsOf() }),
+  stsCredentials: endpoint("POST {mount*}/sts/{role}", {
+    body: z.strictObject({ role_arn: z.string().optional(), role_session_name: z.string().optional(), ttl: z.string().optional() }),
+    answer: fieldsOf(),
+  }),
+};

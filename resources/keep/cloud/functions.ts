@@ -11,11 +11,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { cloud } from "../../../provider/contracts/keep";
 import { OperationContext, programContext } from "../../../provider/context";
 import { keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
-import { answerFields } from "../../../provider/keep-client";
 import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
-import { route } from "../../../provider/paths";
 import { functionArguments, functionCall } from "../../../provider/functions";
 
 const targetShape = {
@@ -87,7 +86,7 @@ const parseArgs = (fn: string, args: unknown): Args => functionArguments(CloudFu
 async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, via: "creds" | "sts"): Promise<void> {
   if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
   const client = keepClientOf(ctx, args);
-  const role = answerFields(await client.read(route("{mount*}/roles/{role}", args), scopeOptions(args)));
+  const role = (await client.send(cloud.role, { params: args, options: scopeOptions(args) }))?.body;
   const fail = (message: string): never => {
     throw new CloudFunctionError(`keep.cloud.${fn}(role "${args.role}"): ${message}`);
   };
@@ -112,25 +111,24 @@ export async function requestCredentials(fn: string, ctx: OperationContext, rawA
   return functionCall(CloudFunctionError, `keep.cloud.${fn}(role "${args.role}")`, async () => {
     await checkAgainstRole(fn, ctx, args, via);
     const client = keepClientOf(ctx, args);
-    const path = route("{mount*}/{via}/{role}", { ...args, via });
     const params: Record<string, string> = {};
     if (args.roleArn !== undefined) params.role_arn = args.roleArn;
     if (args.roleSessionName !== undefined) params.role_session_name = args.roleSessionName;
     if (args.ttl !== undefined) params.ttl = String(args.ttl);
     const answer = await rideOutConsistency(client, `${via}/${args.role}`, () =>
       via === "creds"
-        ? client.request<Record<string, unknown>>("GET", path, undefined, { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) })
-        : client.write<Record<string, unknown>>(path, params, scopeOptions(args)),
+        ? client.send(cloud.credentials, { params: args, options: { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) } })
+        : client.send(cloud.stsCredentials, { params: args, body: params, options: scopeOptions(args) }),
     );
-    const data = answerFields(answer) ?? {};
+    const data = answer.body ?? {};
     return {
       accessKey: String(data.access_key ?? ""),
       secretKey: String(data.secret_key ?? ""),
       ...(typeof data.security_token === "string" && data.security_token !== "" ? { securityToken: data.security_token } : {}),
       ...(typeof data.arn === "string" && data.arn !== "" ? { arn: data.arn } : {}),
-      leaseId: String(answer?.lease_id ?? ""),
-      leaseDuration: Number(answer?.lease_duration ?? 0),
-      renewable: answer?.renewable === true,
+      leaseId: answer.lease.id,
+      leaseDuration: answer.lease.duration,
+      renewable: answer.lease.renewable,
     };
   }, { onlyApiErrors: true });
 }

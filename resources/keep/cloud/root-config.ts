@@ -11,10 +11,9 @@
  * since a write must carry credentials and the declared ones are revoked.
  */
 import { z } from "zod";
-import { route } from "../../../provider/paths";
+import { cloud } from "../../../provider/contracts/keep";
 import type { OperationContext } from "../../../provider/context";
 import { keepClientOf, keepObject, scopeOptions, splitKeepId } from "../../../provider/keep-object";
-import { answerFields } from "../../../provider/keep-client";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isSecretReference, matchesFingerprint, secretInput } from "../../../provider/secret-ref";
 import { isUnknown } from "../../../provider/unknowns";
@@ -102,7 +101,7 @@ function secretKeyChanged(before: unknown, now: unknown): boolean {
 async function currentAccessKeyOf(ctx: OperationContext, id: string): Promise<string | undefined> {
   const { id: _local, ...scope } = splitKeepId(id);
   const values = base.fromId(id);
-  const answer = answerFields(await keepClientOf(ctx, scope).read(route("{mount*}/config/root", values), scopeOptions(scope)));
+  const answer = (await keepClientOf(ctx, scope).send(cloud.rootConfig, { params: values, options: scopeOptions(scope) }))?.body;
   return typeof answer?.access_key === "string" ? answer.access_key : undefined;
 }
 

@@ -9,10 +9,9 @@
  * credentials requests of this package.
  */
 import { z } from "zod";
-import { route } from "../../../provider/paths";
+import { cloud } from "../../../provider/contracts/keep";
 import { ApiError } from "../../../provider/errors";
 import { keepClientOf, keepCommonShape, scopeOptions } from "../../../provider/keep-object";
-import { answerFields } from "../../../provider/keep-client";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { operationSpec } from "../../../provider/spec";
 import { cloudMount, rideOutConsistency } from "./common";
@@ -38,7 +37,7 @@ export const rotateRootSpec = operationSpec({
   async run(ctx, values) {
     const client = keepClientOf(ctx, values);
     const options = scopeOptions(values);
-    const config = answerFields(await client.read(route("{mount*}/config/root", values), options));
+    const config = (await client.send(cloud.rootConfig, { params: values, options }))?.body;
     const previous = typeof config?.access_key === "string" ? config.access_key : "";
     if (!previous) {
       throw new Error(
@@ -48,10 +47,8 @@ export const rotateRootSpec = operationSpec({
     try {
       // A 5xx answer may come after the key was made: sending again would rotate twice, so only
       // the provider's refusal of a fresh key is tried again.
-      const answer = await rideOutConsistency(client, "rotate-root", () =>
-        client.write(route("{mount*}/config/rotate-root", values), {}, { ...options, retry: { retryWhenMayHaveActed: false } }),
-      );
-      const accessKey = answerFields(answer)?.access_key;
+      const answer = await rideOutConsistency(client, "rotate-root", () => client.send(cloud.rotateRoot, { params: values, body: {}, options }));
+      const accessKey = answer.body?.access_key;
       if (typeof accessKey !== "string" || !accessKey) throw new Error("the service answered the rotation without the new access key");
       return { accessKey, previousAccessKey: previous };
     } catch (e) {
