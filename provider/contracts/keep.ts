@@ -153,3 +153,15 @@ export const cloud = {
     answer: fieldsOf(),
   }),
 };
+
+const association = z.strictObject({ mount: z.string(), secret_name: z.string() });
+
+/** Secret sync's associations (its configuration and destinations are objects of the builder). */
+export const sync = {
+  /** The destinations one secret is associated with: query `mount` and `secret_name`. */
+  secretDestinations: endpoint("GET sys/sync/associations/destinations", { answer: fieldsOf(), notFound: "absent" }),
+  setAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/set", { body: association, answer: fieldsOf() }),
+  removeAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/remove", { body: association }),
+  /** LIST: `key_info` by destination. */
+  associations: endpoint("GET sys/sync/associations", { answer: fieldsOf(), notFound: "absent" }),
+};

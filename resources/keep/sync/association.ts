@@ -4,14 +4,13 @@
  * status; refresh reads it through `sys/sync/associations/destinations`; destroy removes it.
  */
 import { z } from "zod";
+import { sync } from "../../../provider/contracts/keep";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError, PartialCreateError } from "../../../provider/errors";
 import { keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
-import { answerFields } from "../../../provider/keep-client";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { resourceSpec } from "../../../provider/spec";
 import { DESTINATION_TYPES, pollStatus } from "./common";
-import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Type of the destination: pass the destination's `destinationType` output. */
@@ -72,7 +71,6 @@ function targetOf(id: string, state?: Record<string, unknown>): Target {
   return { type, name, ...split, ...scope };
 }
 
-const destinationPath = (t: Target) => route("sys/sync/destinations/{type}/{name}", t);
 
 interface Entry {
   sync_status?: unknown;
@@ -92,7 +90,7 @@ function computedOf(entry: Entry | undefined, accessor?: string): Computed {
 /** The association's entry among the secret's destinations (one request). */
 async function readEntry(ctx: OperationContext, t: Target): Promise<Entry | undefined> {
   const client = keepClientOf(ctx, t);
-  const answer = answerFields(await client.read("sys/sync/associations/destinations", { ...scopeOptions(t), query: { mount: t.mount, secret_name: t.secretName } }));
+  const answer = (await client.send(sync.secretDestinations, { options: { ...scopeOptions(t), query: { mount: t.mount, secret_name: t.secretName } } }))?.body;
   const destinations = answer?.associated_destinations;
   if (!destinations || typeof destinations !== "object") return undefined;
   return (destinations as Record<string, Entry>)[`${t.type}/${t.name}`];
@@ -101,13 +99,11 @@ async function readEntry(ctx: OperationContext, t: Target): Promise<Entry | unde
 /** Sets the association and waits until the service settles its status. */
 async function setAssociation(ctx: OperationContext, t: Target): Promise<Computed> {
   const client = keepClientOf(ctx, t);
-  const answer = answerFields(
-    await client.write(`${destinationPath(t)}/associations/set`, { mount: t.mount, secret_name: t.secretName }, scopeOptions(t)).catch((e: unknown) => {
-      if (!(e instanceof ApiError) || e.status !== 404) throw e;
-      // The service has no destination of that type and name (or this token cannot see it).
-      throw e.withAdvice(`no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`);
-    }),
-  );
+  const { body: answer } = await client.send(sync.setAssociation, { params: t, body: { mount: t.mount, secret_name: t.secretName }, options: scopeOptions(t) }).catch((e: unknown) => {
+    if (!(e instanceof ApiError) || e.status !== 404) throw e;
+    // The service has no destination of that type and name (or this token cannot see it).
+    throw e.withAdvice(`no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`);
+  });
   const secrets = (answer?.associated_secrets ?? {}) as Record<string, Entry & { secret_name?: unknown }>;
   // Entries are keyed by mount accessor, which the program does not know: the secret's name finds
   // it unless several mounts have a secret of that name here, and then the status is read.
@@ -192,10 +188,10 @@ export const associationSpec = resourceSpec({
   },
   async delete(ctx, id, state) {
     const t = targetOf(id, state);
-    await keepClientOf(ctx, t).write(`${destinationPath(t)}/associations/remove`, { mount: t.mount, secret_name: t.secretName }, scopeOptions(t));
+    await keepClientOf(ctx, t).send(sync.removeAssociation, { params: t, body: { mount: t.mount, secret_name: t.secretName }, options: scopeOptions(t) });
   },
   async list(ctx) {
-    const answer = answerFields(await ctx.keep().read("sys/sync/associations", { query: { list: "true" } }));
+    const answer = (await ctx.keep().send(sync.associations, { options: { query: { list: "true" } } }))?.body;
     const info = (answer?.key_info ?? {}) as Record<string, { mount?: string; secret_path?: string }[]>;
     return Object.entries(info).flatMap(([destination, secrets]) =>
       (secrets ?? []).map((s) => `${destination.replace(/\/$/, "")}/${String(s.mount ?? "").replace(/^\/+|\/+$/g, "")}/${s.secret_path}`),
