@@ -44,9 +44,11 @@ export interface KeepRequestOptions {
 
 export class KeepClient {
   private readonly http: AxiosInstance;
-  private readonly transport: Transport<KeepRequestOptions, { lease: Lease }> = async (row, path, body, options = {}) => {
+  private readonly transport: Transport<KeepRequestOptions, { lease: Lease; wrapInfo: unknown }> = async (row, path, body, options = {}) => {
     const answer = await this.request(row.method, path, body, { ...options, retry: retryOf(row, options.retry) });
-    return { body: answerFields(answer) ?? answer, extra: { lease: leaseOf(answer) } };
+    // A response-wrapped answer carries its token in the envelope's `wrap_info`, beside an empty `data`.
+    const wrapInfo = isObject(answer) ? answer.wrap_info ?? undefined : undefined;
+    return { body: answerFields(answer) ?? answer, extra: { lease: leaseOf(answer), wrapInfo } };
   };
 
   constructor(readonly config: ServiceConfig) {

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import type { OperationContext } from "./context";
 import { endpoint, fieldsOf } from "./contract";
+import { listedKeys } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
@@ -227,12 +228,6 @@ function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, 
   }
   return result;
 }
-
-/** The keys of a LIST answer. */
-const listedKeys = z.unknown().transform((body) => {
-  const keys = (body as { keys?: unknown } | null)?.keys;
-  return Array.isArray(keys) ? keys.map(String) : [];
-});
 
 /** Builds the spec of an object at a path. */
 export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>>(declaration: KeepObjectDeclaration<S, O>) {

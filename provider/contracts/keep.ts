@@ -6,6 +6,12 @@
 import { z } from "zod";
 import { endpoint, fieldsOf, listOf } from "../contract";
 
+/** The keys of a LIST answer (sent as `GET ?list=true`): names, directories ending in `/`. */
+export const listedKeys = z.unknown().transform((body) => {
+  const keys = (body as { keys?: unknown } | null)?.keys;
+  return Array.isArray(keys) ? keys.map(String) : [];
+});
+
 const fingerprints = listOf(z.string());
 const keys = listOf(z.string());
 
@@ -126,6 +132,13 @@ export const replication = {
   enablePrimary: endpoint("POST sys/replication/performance/primary/enable", { body: clusterAddress }),
   demotePrimary: endpoint("POST sys/replication/performance/primary/demote", { body: nothing }),
   disablePrimary: endpoint("POST sys/replication/performance/primary/disable", { body: nothing }),
+  /** The activation token comes response-wrapped: in the envelope's `wrap_info`. */
+  secondaryToken: endpoint("POST sys/replication/performance/primary/secondary-token", {
+    body: z.strictObject({ id: z.string(), ttl: z.string().optional(), secondary_public_key: z.string().optional() }),
+    answer: fieldsOf(),
+  }),
+  /** The mounts and namespaces a secondary's dynamic filter holds; an empty answer when there is no such secondary. */
+  dynamicFilter: endpoint("GET sys/replication/performance/{side}/dynamic-filter/{id}", { answer: fieldsOf(), notFound: "absent" }),
   revokeSecondary: endpoint("POST sys/replication/performance/primary/revoke-secondary", { body: z.strictObject({ id: z.string() }) }),
   enableSecondary: endpoint("POST sys/replication/performance/secondary/enable", { body: activation }),
   promoteSecondary: endpoint("POST sys/replication/performance/secondary/promote", { body: clusterAddress.extend({ force: z.boolean().optional() }) }),
@@ -164,4 +177,12 @@ export const sync = {
   removeAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/remove", { body: association }),
   /** LIST: `key_info` by destination. */
   associations: endpoint("GET sys/sync/associations", { answer: fieldsOf(), notFound: "absent" }),
+};
+
+/** Key-value secrets (version 2): what the object builder does not send (metadata). */
+export const kv = {
+  /** Deletes every version and the metadata. */
+  deleteMetadata: endpoint("DELETE {mount*}/metadata/{path*}", { notFound: "absent" }),
+  /** LIST of a directory: keys, directories ending in `/`. */
+  listMetadata: endpoint("GET {mount*}/metadata/{prefix*}", { answer: listedKeys, notFound: "absent" }),
 };

@@ -3,9 +3,9 @@
  * version through `<mount>/metadata/<path>`. A program declares here what it syncs.
  */
 import { z } from "zod";
+import { kv } from "../../../provider/contracts/keep";
 import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -51,13 +51,14 @@ export const kvSecretSpec: typeof base = {
   ...base,
   async delete(ctx, id, state) {
     const { scope, mount, path } = metadataPath(id, state);
-    await keepClientOf(ctx, scope).delete(route("{mount*}/metadata/{path*}", { mount, path }), scopeOptions(scope));
+    await keepClientOf(ctx, scope).send(kv.deleteMetadata, { params: { mount, path }, options: scopeOptions(scope) });
   },
   async list(ctx) {
     // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
     const ids: string[] = [];
     const walk = async (prefix: string): Promise<void> => {
-      for (const key of await ctx.keep().list(route("secret/metadata/{prefix*}", { prefix }))) {
+      const listed = await ctx.keep().send(kv.listMetadata, { params: { mount: "secret", prefix }, options: { query: { list: "true" } } });
+      for (const key of listed?.body ?? []) {
         if (key.endsWith("/")) await walk(`${prefix}${key}`);
         else ids.push(`secret/${prefix}${key}`);
       }

@@ -17,8 +17,6 @@ import { clusterInput } from "../../../provider/keep-object";
 import { InputShape, operationSpec, OperationSpec } from "../../../provider/spec";
 import { waitFor, WaitTimeoutError } from "../../../provider/wait";
 
-export const PREFIX = "sys/replication/performance";
-
 export type StatusAnswer = ReplicationStatus;
 export type ReplicationMode = StatusAnswer["mode"];
 
@@ -140,7 +138,7 @@ export interface TransitionDeclaration<S extends InputShape, O extends InputShap
 }
 
 /** One transition's request: a row of the table and the body it takes. */
-type TransitionRows = Omit<typeof replication, "status">;
+type TransitionRows = Omit<typeof replication, "status" | "secondaryToken" | "dynamicFilter">;
 export type Transition = { [K in keyof TransitionRows]: TransitionRows[K] extends Endpoint<infer Body, unknown, "error"> ? { row: TransitionRows[K]; body: Body } : never }[keyof TransitionRows];
 
 /** Mode and cluster ID of a status. */

@@ -5,10 +5,9 @@
  * `keep-dr:address`, ...), through `programContext()`; they run in preview too.
  */
 import { z } from "zod";
+import { replication } from "../../../provider/contracts/keep";
 import { OperationContext, programContext } from "../../../provider/context";
-import { answerFields } from "../../../provider/keep-client";
-import { clusterShape, PREFIX, readStatus } from "./common";
-import { route } from "../../../provider/paths";
+import { clusterShape, readStatus } from "./common";
 import { functionArguments, functionCall } from "../../../provider/functions";
 
 /** A secondary as its primary reports it. */
@@ -142,8 +141,7 @@ export async function getStatus(args: GetStatusArgs = {}, ctx: OperationContext 
  */
 export async function getDynamicFilter(args: GetDynamicFilterArgs, ctx: OperationContext = programContext()): Promise<DynamicFilter | undefined> {
   const { side, id, cluster } = parseArgs("getDynamicFilter", dynamicFilterArgs, args);
-  const answer = await call("getDynamicFilter", () => ctx.keep(cluster).read(route(`${PREFIX}/{side}/dynamic-filter/{id}`, { side, id })));
-  const fields = answerFields(answer);
+  const fields = (await call("getDynamicFilter", () => ctx.keep(cluster).send(replication.dynamicFilter, { params: { side, id } })))?.body;
   if (!fields) return undefined;
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
   return { mounts: list(fields.dynamic_filtered_mounts), namespaces: list(fields.dynamic_filtered_namespaces) };

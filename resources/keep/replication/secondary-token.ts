@@ -6,10 +6,9 @@
  */
 import { z } from "zod";
 import { replication } from "../../../provider/contracts/keep";
-import { answerFields } from "../../../provider/keep-client";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { operationSpec } from "../../../provider/spec";
-import { clusterLabel, clusterShape, notAllowed, PREFIX, readStatus } from "./common";
+import { clusterLabel, clusterShape, notAllowed, readStatus } from "./common";
 
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
 
@@ -59,12 +58,13 @@ export const secondaryTokenSpec = operationSpec({
     };
   },
   async run(ctx, values) {
-    const answer = await ctx.keep(values.cluster).write(`${PREFIX}/primary/secondary-token`, {
+    const body = {
       id: values.secondaryId,
       ...(values.ttl ? { ttl: values.ttl } : {}),
       ...(values.secondaryPublicKey ? { secondary_public_key: values.secondaryPublicKey } : {}),
-    });
-    const wrap = wrapInfo.safeParse((answer as { wrap_info?: unknown } | undefined)?.wrap_info ?? answerFields(answer));
+    };
+    const answer = await ctx.keep(values.cluster).send(replication.secondaryToken, { body });
+    const wrap = wrapInfo.safeParse(answer.wrapInfo ?? answer.body);
     if (!wrap.success) throw new Error("the service answered the secondary token without wrap_info (token, ttl, creation_time)");
     return { token: wrap.data.token, accessor: wrap.data.accessor, ttlSeconds: wrap.data.ttl, creationTime: wrap.data.creation_time };
   },
