@@ -186,3 +186,17 @@ export const kv = {
   /** LIST of a directory: keys, directories ending in `/`. */
   listMetadata: endpoint("GET {mount*}/metadata/{prefix*}", { answer: listedKeys, notFound: "absent" }),
 };
+
+/** The transform engine's calls, wherever it is mounted (`transform` by default); bodies are one value or `batch_input`. */
+export const transform = {
+  /** `{endpoint}` is `encode`, `decode`, `validate`, `tokenized` or `metadata`. */
+  call: endpoint("POST {mount*}/{endpoint}/{role}", { answer: fieldsOf() }),
+  /** A decode to one of the template's named formats. */
+  callWithFormat: endpoint("POST {mount*}/{endpoint}/{role}/{decodeFormat}", { answer: fieldsOf() }),
+  /** One page of a tokenization store's values; the answer's `continuation` asks for the next. */
+  snapshot: endpoint("POST {mount*}/transformations/tokenization/snapshot/{transformation}", { answer: fieldsOf() }),
+  /** Creates a store's tables. */
+  storeSchema: endpoint("POST {mount*}/stores/{store}/schema", {
+    body: z.strictObject({ username: z.string(), password: z.string(), transformation_type: z.string() }),
+  }),
+};

@@ -10,9 +10,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { OperationContext, programContext } from "../../../provider/context";
-import { answerFields } from "../../../provider/keep-client";
+import { transform } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
-import { route } from "../../../provider/paths";
 import { functionCall } from "../../../provider/functions";
 
 /** Where the engine is and which connection reaches it; every function takes these. */
@@ -194,14 +193,12 @@ async function callItems(
   single: Record<string, unknown>,
   ctx: OperationContext,
 ): Promise<{ items: Record<string, unknown>[]; batch: boolean }> {
-  const path = route(args.decodeFormat ? "{mount*}/{endpoint}/{role}/{decodeFormat}" : "{mount*}/{endpoint}/{role}", { ...args, mount: mountOf(args), endpoint });
+  const row = args.decodeFormat ? transform.callWithFormat : transform.call;
+  const params = { ...args, mount: mountOf(args), endpoint };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   return functionCall(TransformFunctionError, `keep.transform.${fn}(role "${args.role}")`, async () => {
     const client = ctx.keep(args.cluster);
-    const post = async (body: Record<string, unknown>) => {
-      const data = answerFields(await client.write(path, body, options)) ?? {};
-      return data;
-    };
+    const post = async (body: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.send(row, { params, body, options })).body ?? {};
     if (!args.batchInput) return { items: [await post(wire(single))], batch: false };
     const chunks = splitBatch(args.batchInput.map((item) => wire(item as Record<string, unknown>)), args.batch);
     const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
@@ -300,14 +297,14 @@ export interface SnapshotArgs extends TransformTarget {
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): AsyncGenerator<string, void, undefined> {
-  const path = route("{mount*}/transformations/tokenization/snapshot/{transformation}", { ...args, mount: mountOf(args) });
+  const params = { ...args, mount: mountOf(args) };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   let continuation: string | undefined;
   do {
     const page = await functionCall(
       TransformFunctionError,
       `keep.transform.snapshot(transformation "${args.transformation}")`,
-      async () => answerFields(await ctx.keep(args.cluster).write(path, wire({ limit: args.limit, continuation }), options)) ?? {},
+      async (): Promise<Record<string, unknown>> => (await ctx.keep(args.cluster).send(transform.snapshot, { params, body: wire({ limit: args.limit, continuation }), options })).body ?? {},
     );
     for (const value of Array.isArray(page.values) ? page.values : []) yield String(value);
     continuation = typeof page.continuation === "string" && page.continuation !== "" ? page.continuation : undefined;

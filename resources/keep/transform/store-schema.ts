@@ -4,12 +4,12 @@
  * user lacks). Runs at create, again when an input or `triggers` changes; destroy leaves the tables.
  */
 import { z } from "zod";
+import { transform } from "../../../provider/contracts/keep";
 import { keepClientOf, keepCommonShape, pathSegment, scopeOptions } from "../../../provider/keep-object";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { operationSpec } from "../../../provider/spec";
 import { transformMount } from "./common";
-import { route } from "../../../provider/paths";
 
 const inputs = z.object({
   /** Where the transform engine is mounted (default `transform`). */
@@ -37,11 +37,9 @@ export const storeSchemaSpec = operationSpec({
   secretInputs: ["password"],
   label: (values) => `${values.mount}/stores/${values.store}/schema`,
   async run(ctx, values) {
-    await keepClientOf(ctx, values).write(
-      route("{mount*}/stores/{store}/schema", values),
-      { username: values.username, password: values.password, transformation_type: values.transformationType },
-      scopeOptions(values),
-    );
+    // A password given by reference reaches run resolved.
+    const body = { username: values.username, password: values.password as string, transformation_type: values.transformationType };
+    await keepClientOf(ctx, values).send(transform.storeSchema, { params: values, body, options: scopeOptions(values) });
     return {};
   },
 });
