@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { OperationContext } from "./context";
-import { endpoint, fieldsOf } from "./contract";
+import { Endpoint, endpoint, fieldsOf } from "./contract";
 import { listedKeys } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
@@ -120,6 +120,14 @@ export interface Field<T = unknown> {
   writeOnly?: boolean;
 }
 
+/** An object as its own requests reach it: the client of its cluster, its rows, the values of their paths. */
+export interface ObjectTarget {
+  client: KeepClient;
+  options: KeepRequestOptions;
+  rows: { read: Endpoint<never, Record<string, unknown> | undefined, "absent">; delete: Endpoint<never, void, "absent"> };
+  params: Record<string, unknown>;
+}
+
 /** What destroy does to a configuration endpoint, which has no delete. */
 export type SingletonDestroy = { restore: Record<string, unknown> } | { leave: string };
 
@@ -176,7 +184,7 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   /** A configuration endpoint without delete: what destroy does, said in the log. */
   singleton?: SingletonDestroy;
   /** Destroy where one DELETE of the path does not do it (a purge, then a wait until it is gone). */
-  deleteWith?(ctx: OperationContext, target: { client: KeepClient; options: KeepRequestOptions; path: string }, state: Record<string, unknown>): Promise<void>;
+  deleteWith?(ctx: OperationContext, target: ObjectTarget, state: Record<string, unknown>): Promise<void>;
   /** Objects the service makes itself: what such an object is, for messages. */
   builtIn?(inputs: Out<S>): string | undefined;
   /** Inputs whose change replaces the object, besides the path parameters, `namespace` and `cluster`. */
@@ -373,7 +381,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
         return;
       }
       const { client, options, values } = locate(ctx, id);
-      if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, path: readPath.render(values) }, state);
+      if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, rows, params: values }, state);
       else await client.send(rows.delete, { params: values, options });
     },
     list: listPath

@@ -1,7 +1,8 @@
 /**
  * The house: provider/ is the ground floor (the machine, the clients, configuration) and never
  * reaches up into resources/, where the registry and the host's entry point that dispatches to it
- * live; and no two modules of provider/ import each other, even for types only.
+ * live; no two modules of provider/ import each other, even for types only; and resources send
+ * their requests as rows of a service's contract (provider/contracts/), never by a path of their own.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,9 +13,11 @@ const providerDir = path.join(root, "provider");
 /** Each module of provider/ and the relative modules it imports (values and types alike). */
 function importsOf(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of fs.readdirSync(providerDir).filter((f) => f.endsWith(".ts"))) {
+  const files = (fs.readdirSync(providerDir, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
+  for (const file of files) {
+    const dir = path.dirname(path.join(providerDir, file));
     const text = fs.readFileSync(path.join(providerDir, file), "utf8");
-    const targets = [...text.matchAll(/(?:from|import)\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => path.relative(root, path.resolve(providerDir, m[1])));
+    const targets = [...text.matchAll(/(?:from|import)\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => path.relative(root, path.resolve(dir, m[1])));
     graph.set(path.join("provider", file.replace(/\.ts$/, "")), targets);
   }
   return graph;
@@ -61,4 +64,24 @@ test("no path is assembled by hand: values go into paths through route templates
   scan(providerDir);
   scan(path.join(root, "resources"));
   expect(handMade).toEqual([]);
+});
+
+test("resources send every request as a row of a contract: no client call by path", () => {
+  const byPath: string[] = [];
+  const scan = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) scan(file);
+      else if (file.endsWith(".ts")) {
+        const text = fs.readFileSync(file, "utf8");
+        // A client call is `client.read(`, `ctx.keep().write(`, `ctx.workspaces().list(` ...; rows go through `send`.
+        for (const m of text.matchAll(/(?:client|\.(?:keep|workspaces|mesh)\([^)]*\))\s*\.\s*(read|write|delete|list|request|action)\(/g)) {
+          byPath.push(`${path.relative(root, file)}:${text.slice(0, m.index).split("\n").length} ${m[1]}`);
+        }
+      }
+    }
+  };
+  scan(path.join(root, "resources"));
+  // Not listed: `upload` and `openRedirected`, which stream to URLs the service gives (the archive store), not to its API.
+  expect(byPath).toEqual([]);
 });

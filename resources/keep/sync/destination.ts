@@ -125,21 +125,21 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
     readAfterWrite: false,
     bodyOf: (values) => bodyOf(values as Record<string, unknown>),
     inputsOf: (answer) => inputsOf(answer) as never,
-    async deleteWith(_ctx, { client, options, path }, state) {
+    async deleteWith(_ctx, { client, options, rows, params }, state) {
       if (state.purgeOnDestroy === true) {
-        await client.delete(path, { ...options, query: { purge: "true" } });
+        await client.send(rows.delete, { params, options: { ...options, query: { purge: "true" } } });
         // The service unsyncs the associations in the background and then deletes the destination.
         await pollStatus(
           client,
           `destination ${destinationType}/${state.name} to be purged and deleted`,
-          () => client.read(path, options),
+          async () => (await client.send(rows.read, { params, options }))?.body,
           (answer) => answer === undefined,
           () => "still there (associations are being unsynced)",
         );
         return;
       }
       try {
-        await client.delete(path, options);
+        await client.send(rows.delete, { params, options });
       } catch (e) {
         if (e instanceof ApiError && e.status === 400 && /associations/.test(e.message)) {
           throw new Error(`${e.message}. Remove those associations first, or set \`purgeOnDestroy: true\` so destroy has the service unsync and remove them`);
