@@ -13,12 +13,10 @@ const providerDir = path.join(root, "provider");
 /** Each module of provider/ and the relative modules it imports (values and types alike). */
 function importsOf(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  const files = (fs.readdirSync(providerDir, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
-  for (const file of files) {
-    const dir = path.dirname(path.join(providerDir, file));
-    const text = fs.readFileSync(path.join(providerDir, file), "utf8");
-    const targets = [...text.matchAll(/(?:from|import)\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => path.relative(root, path.resolve(dir, m[1])));
-    graph.set(path.join("provider", file.replace(/\.ts$/, "")), targets);
+  for (const file of sourceFiles(providerDir)) {
+    const text = fs.readFileSync(file, "utf8");
+    const targets = [...text.matchAll(/(?:from|import)\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => path.relative(root, path.resolve(path.dirname(file), m[1])));
+    graph.set(path.relative(root, file).replace(/\.ts$/, ""), targets);
   }
   return graph;
 }
@@ -46,42 +44,33 @@ test("no import cycle inside provider/, type-only imports included", () => {
   expect(cyclesOf(new Map([["a", ["b"]], ["b", ["a"]]]))).toEqual(expect.arrayContaining(["a -> b -> a"]));
 });
 
+/** The TypeScript files under a directory, at any depth. */
+function sourceFiles(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+}
+
 test("no path is assembled by hand: values go into paths through route templates (provider/paths.ts)", () => {
   const handMade: string[] = [];
-  const scan = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) scan(file);
-      else if (file.endsWith(".ts") && !file.endsWith(path.join("provider", "paths.ts"))) {
-        fs.readFileSync(file, "utf8")
-          .split("\n")
-          .forEach((line, i) => {
-            if (/\/\$\{(encodeURIComponent|encodePath)\(/.test(line)) handMade.push(`${path.relative(root, file)}:${i + 1}`);
-          });
-      }
-    }
-  };
-  scan(providerDir);
-  scan(path.join(root, "resources"));
+  for (const file of [...sourceFiles(providerDir), ...sourceFiles(path.join(root, "resources"))]) {
+    if (file.endsWith(path.join("provider", "paths.ts"))) continue;
+    fs.readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (/\/\$\{(encodeURIComponent|encodePath)\(/.test(line)) handMade.push(`${path.relative(root, file)}:${i + 1}`);
+      });
+  }
   expect(handMade).toEqual([]);
 });
 
 test("resources send every request as a row of a contract: no client call by path", () => {
   const byPath: string[] = [];
-  const scan = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) scan(file);
-      else if (file.endsWith(".ts")) {
-        const text = fs.readFileSync(file, "utf8");
-        // A client call is `client.read(`, `ctx.keep().write(`, `ctx.workspaces().list(` ...; rows go through `send`.
-        for (const m of text.matchAll(/(?:client|\.(?:keep|workspaces|mesh)\([^)]*\))\s*\.\s*(read|write|delete|list|request|action)\(/g)) {
-          byPath.push(`${path.relative(root, file)}:${text.slice(0, m.index).split("\n").length} ${m[1]}`);
-        }
-      }
+  for (const file of sourceFiles(path.join(root, "resources"))) {
+    const text = fs.readFileSync(file, "utf8");
+    // A client call is `client.read(`, `ctx.keep().write(`, `ctx.workspaces().list(` ...; rows go through `send`.
+    for (const m of text.matchAll(/(?:client|\.(?:keep|workspaces|mesh)\([^)]*\))\s*\.\s*(read|write|delete|list|request|action)\(/g)) {
+      byPath.push(`${path.relative(root, file)}:${text.slice(0, m.index).split("\n").length} ${m[1]}`);
     }
-  };
-  scan(path.join(root, "resources"));
+  }
   // Not listed: `upload` and `openRedirected`, which stream to URLs the service gives (the archive store), not to its API.
   expect(byPath).toEqual([]);
 });
