@@ -55,10 +55,11 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
       if (body) headers.setContentLength(body.length, false);
       headers.set("User-Agent", userAgent, false);
       let done = false;
-      const fail = (error: AxiosError) => {
+      // Built only when it is the outcome: an AxiosError captures a stack trace, which costs.
+      const fail = (error: () => AxiosError) => {
         if (done) return;
         done = true;
-        reject(error);
+        reject(error());
       };
       // As axios does: the path joined to the base, then normalised (and percent-encoded) as a URL.
       const target = new URL(`${basePath}/${url.replace(/^\/+/, "")}`, base.origin);
@@ -82,11 +83,12 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
             request,
           };
           const chunks: Buffer[] = [];
+          const cutShort = () => new AxiosError("stream has been aborted", AxiosError.ERR_BAD_RESPONSE, config, request, answer);
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("aborted", () => fail(new AxiosError("stream has been aborted", AxiosError.ERR_BAD_RESPONSE, config, request, answer)));
-          response.on("error", (error) => fail(AxiosError.from(error, undefined, config, request, answer)));
+          response.on("aborted", () => fail(cutShort));
+          response.on("error", (error) => fail(() => AxiosError.from(error, undefined, config, request, answer)));
           // A body that stops without an end or an error is cut short all the same.
-          response.on("close", () => fail(new AxiosError("stream has been aborted", AxiosError.ERR_BAD_RESPONSE, config, request, answer)));
+          response.on("close", () => fail(cutShort));
           response.on("end", () => {
             if (done) return;
             done = true;
@@ -100,11 +102,11 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
           });
         },
       );
-      request.on("error", (error) => fail(AxiosError.from(error, undefined, config, request)));
+      request.on("error", (error) => fail(() => AxiosError.from(error, undefined, config, request)));
       if (config.timeout) {
         request.setTimeout(config.timeout, () => {
           const code = config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
-          fail(new AxiosError(config.timeoutErrorMessage ?? `timeout of ${config.timeout}ms exceeded`, code, config, request));
+          fail(() => new AxiosError(config.timeoutErrorMessage ?? `timeout of ${config.timeout}ms exceeded`, code, config, request));
           request.destroy();
         });
       }
