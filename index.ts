@@ -3,3 +3,4 @@ export * as keep from "./resources/keep";
 export * as workspaces from "./resources/workspaces";
 export * as mesh from "./resources/mesh";
 export { ApiError, ResponseShapeError, ConfigError } from "./provider/errors";
+export { FunctionError } from "./provider/functions";

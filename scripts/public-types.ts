@@ -349,7 +349,8 @@ export function generatePublicDeclarations(): string {
           parts.push(emitResource(name, target, checker.getTypeOfSymbol(target), indent));
         } else if (target.flags & ts.SymbolFlags.Class) {
           parts.push(emitClass(name, target, indent));
-        } else if (target.flags & ts.SymbolFlags.Function) {
+        } else if (target.flags & ts.SymbolFlags.Function || (target.flags & ts.SymbolFlags.Variable && checker.getTypeOfSymbol(target).getCallSignatures().length > 0)) {
+          // A function declared on its family (`export const f = family.define({...})`) is a function to programs.
           parts.push(emitFunction(name, target, indent));
         } else if (target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) {
           // A resource's `<Name>Args` is generated beside its class.

@@ -52,7 +52,7 @@ export const credentialsSpec = operationSpec({
   async run(ctx, values) {
     // `triggers` only decides when to run again; it is no argument of the request.
     const { endpoint, triggers: _triggers, ...args } = values as typeof values & { triggers?: unknown };
-    return requestCredentials("Credentials", ctx, args, endpoint);
+    return requestCredentials[endpoint](args, ctx);
   },
 });
 

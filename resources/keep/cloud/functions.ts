@@ -12,10 +12,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { cloud } from "../../../provider/contracts/keep";
-import { OperationContext, programContext } from "../../../provider/context";
+import { OperationContext } from "../../../provider/context";
 import { keepClientOf, pathSegment, scopeOptions } from "../../../provider/keep-object";
 import { cloudDuration, cloudMount, rideOutConsistency } from "./common";
-import { functionArguments, functionCall } from "../../../provider/functions";
+import { FunctionError, functionFamily } from "../../../provider/functions";
 
 const targetShape = {
   /** Where the engine is mounted (default `cloudA`). */
@@ -38,7 +38,7 @@ const credentialsArgs = z.strictObject({
   roleSessionName: z.string().min(1).optional(),
 });
 
-export type GetCredentialsArgs = z.input<typeof credentialsArgs>;
+export interface GetCredentialsArgs extends z.input<typeof credentialsArgs> {}
 /** Arguments of `getStsCredentials`: as `getCredentials`, for temporary credentials only. */
 export type GetStsCredentialsArgs = GetCredentialsArgs;
 
@@ -74,25 +74,19 @@ export interface CloudCredentials {
 }
 
 /** An error of a cloud-credentials function: which call, what is wrong, what to do. */
-export class CloudFunctionError extends Error {
-  override readonly name = "CloudFunctionError";
-}
+export class CloudFunctionError extends FunctionError {}
+
+const family = functionFamily({ prefix: "keep.cloud", error: CloudFunctionError, onlyApiErrors: true });
 
 type Args = z.output<typeof credentialsArgs>;
 
-const parseArgs = (fn: string, args: unknown): Args => functionArguments(CloudFunctionError, `keep.cloud.${fn}`, credentialsArgs, args);
-
 /** The role's facts a request depends on, when it needs them; one read. */
-async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, via: "creds" | "sts"): Promise<void> {
+async function checkAgainstRole(ctx: OperationContext, args: Args, via: "creds" | "sts", fail: (message: string) => never): Promise<void> {
   if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
-  const client = keepClientOf(ctx, args);
-  const role = (await client.send(cloud.role, { params: args, options: scopeOptions(args) }))?.body;
-  const fail = (message: string): never => {
-    throw new CloudFunctionError(`keep.cloud.${fn}(role "${args.role}"): ${message}`);
-  };
-  if (!role) fail(`no such role at ${args.mount}/roles/${args.role}`);
-  const types = Array.isArray(role!.credential_types) ? role!.credential_types.map(String) : [];
-  const arns = Array.isArray(role!.role_arns) ? role!.role_arns.map(String) : [];
+  const role = (await keepClientOf(ctx, args).send(cloud.role, { params: args, options: scopeOptions(args) }))?.body;
+  if (!role) return fail(`no such role at ${args.mount}/roles/${args.role}`);
+  const types = Array.isArray(role.credential_types) ? role.credential_types.map(String) : [];
+  const arns = Array.isArray(role.role_arns) ? role.role_arns.map(String) : [];
   const temporary = types.filter((t) => t !== "iam_user");
   if (via === "sts" && temporary.length === 0) fail("the role gives IAM users only, which sts/ does not: use getCredentials");
   const type = via === "sts" ? temporary[0] : types.includes("iam_user") ? "iam_user" : types[0];
@@ -105,33 +99,43 @@ async function checkAgainstRole(fn: string, ctx: OperationContext, args: Args, v
   }
 }
 
-/** One credentials request, plain; shared by the functions and the Credentials resource. */
-export async function requestCredentials(fn: string, ctx: OperationContext, rawArgs: unknown, via: "creds" | "sts"): Promise<PlainCredentials> {
-  const args = parseArgs(fn, rawArgs);
-  return functionCall(CloudFunctionError, `keep.cloud.${fn}(role "${args.role}")`, async () => {
-    await checkAgainstRole(fn, ctx, args, via);
-    const client = keepClientOf(ctx, args);
-    const params: Record<string, string> = {};
-    if (args.roleArn !== undefined) params.role_arn = args.roleArn;
-    if (args.roleSessionName !== undefined) params.role_session_name = args.roleSessionName;
-    if (args.ttl !== undefined) params.ttl = String(args.ttl);
-    const answer = await rideOutConsistency(client, `${via}/${args.role}`, () =>
-      via === "creds"
-        ? client.send(cloud.credentials, { params: args, options: { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) } })
-        : client.send(cloud.stsCredentials, { params: args, body: params, options: scopeOptions(args) }),
-    );
-    const data = answer.body ?? {};
-    return {
-      accessKey: String(data.access_key ?? ""),
-      secretKey: String(data.secret_key ?? ""),
-      ...(typeof data.security_token === "string" && data.security_token !== "" ? { securityToken: data.security_token } : {}),
-      ...(typeof data.arn === "string" && data.arn !== "" ? { arn: data.arn } : {}),
-      leaseId: answer.lease.id,
-      leaseDuration: answer.lease.duration,
-      renewable: answer.lease.renewable,
-    };
-  }, { onlyApiErrors: true });
+/** A credentials function named `name`, through `creds/` or `sts/`, its answer given to `result`. */
+function credentialsFunction<R>(name: string, via: "creds" | "sts", result: (plain: PlainCredentials) => R) {
+  return family.define<GetCredentialsArgs, Args, R>({
+    name,
+    args: credentialsArgs,
+    about: (args) => `role "${args.role}"`,
+    async run(args, ctx, fail) {
+      await checkAgainstRole(ctx, args, via, fail);
+      const client = keepClientOf(ctx, args);
+      const params: Record<string, string> = {};
+      if (args.roleArn !== undefined) params.role_arn = args.roleArn;
+      if (args.roleSessionName !== undefined) params.role_session_name = args.roleSessionName;
+      if (args.ttl !== undefined) params.ttl = String(args.ttl);
+      const answer = await rideOutConsistency(client, `${via}/${args.role}`, () =>
+        via === "creds"
+          ? client.send(cloud.credentials, { params: args, options: { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) } })
+          : client.send(cloud.stsCredentials, { params: args, body: params, options: scopeOptions(args) }),
+      );
+      const data = answer.body ?? {};
+      return result({
+        accessKey: String(data.access_key ?? ""),
+        secretKey: String(data.secret_key ?? ""),
+        ...(typeof data.security_token === "string" && data.security_token !== "" ? { securityToken: data.security_token } : {}),
+        ...(typeof data.arn === "string" && data.arn !== "" ? { arn: data.arn } : {}),
+        leaseId: answer.lease.id,
+        leaseDuration: answer.lease.duration,
+        renewable: answer.lease.renewable,
+      });
+    },
+  });
 }
+
+/** The Credentials resource's request: plain values, its errors named `keep.cloud.Credentials(...)`. */
+export const requestCredentials = {
+  creds: credentialsFunction("Credentials", "creds", (plain) => plain),
+  sts: credentialsFunction("Credentials", "sts", (plain) => plain),
+};
 
 function asSecrets(plain: PlainCredentials): CloudCredentials {
   const { accessKey, secretKey, securityToken, ...rest } = plain;
@@ -142,16 +146,8 @@ function asSecrets(plain: PlainCredentials): CloudCredentials {
  * Credentials of a role (`GET <mount>/creds/<role>`): an IAM user's keys, or temporary credentials
  * of an `assumed_role` or `federation_token` role. New credentials at every call; for credentials
  * that stay the same across runs, declare a `keep.cloud.Credentials`.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function getCredentials(args: GetCredentialsArgs, ctx: OperationContext = programContext()): Promise<CloudCredentials> {
-  return asSecrets(await requestCredentials("getCredentials", ctx, args, "creds"));
-}
+export const getCredentials = credentialsFunction("getCredentials", "creds", asSecrets);
 
-/**
- * Temporary credentials of an `assumed_role` or `federation_token` role (`POST <mount>/sts/<role>`).
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getStsCredentials(args: GetStsCredentialsArgs, ctx: OperationContext = programContext()): Promise<CloudCredentials> {
-  return asSecrets(await requestCredentials("getStsCredentials", ctx, args, "sts"));
-}
+/** Temporary credentials of an `assumed_role` or `federation_token` role (`POST <mount>/sts/<role>`). */
+export const getStsCredentials = credentialsFunction("getStsCredentials", "sts", asSecrets);
