@@ -52,7 +52,7 @@ export async function functionCall<T>(ErrorClass: FunctionErrorClass, call: stri
   }
 }
 
-/** One function of a family. `P` is what its schema gives (its arguments as given when it has none). */
+/** One function of a family: arguments `A`, result `R`; `P` is what its schema gives (the arguments as given when it has none). */
 export interface FunctionSpec<A, P, R> {
   /** The name after the family's prefix: `getCredentials`. */
   name: string;
@@ -78,21 +78,24 @@ export interface FunctionFamilyOptions {
   bareRefusals?: boolean;
 }
 
-/** A function as programs call it; `ctx` is for the package's own tests (default: the program's stack configuration). */
-export type DeclaredFunction<A, R> = (args: A, ctx?: OperationContext) => Promise<R>;
+/**
+ * A function as programs call it: its arguments may be left out when none is required. `ctx` is for
+ * the package's own tests (default: the program's stack configuration).
+ */
+export type DeclaredFunction<A, R> = object extends A ? (args?: A, ctx?: OperationContext) => Promise<R> : (args: A, ctx?: OperationContext) => Promise<R>;
 
 /** The functions of one family: each declared with `define`, all with the family's error and naming. */
 export function functionFamily(family: FunctionFamilyOptions) {
   const { prefix, error: ErrorClass } = family;
   return {
-    define<A, P = A, R = unknown>(spec: FunctionSpec<A, P, R>): DeclaredFunction<A, R> {
+    define<A, R, P = A>(spec: FunctionSpec<A, P, R>): DeclaredFunction<A, R> {
       const name = `${prefix}.${spec.name}`;
-      return async (args, ctx = programContext()) => {
+      return (async (args: A, ctx: OperationContext = programContext()) => {
         const parsed = spec.args
           ? family.bareRefusals
             ? functionArguments(ErrorClass, `${name}()`, spec.args, args, "")
             : functionArguments(ErrorClass, name, spec.args, args)
-          : (args as unknown as P);
+          : ((args ?? {}) as unknown as P);
         spec.check?.(parsed, (message) => {
           throw new ErrorClass(`${name}: ${message}`);
         });
@@ -101,7 +104,7 @@ export function functionFamily(family: FunctionFamilyOptions) {
           throw new ErrorClass(`${call}: ${message}`);
         };
         return functionCall(ErrorClass, call, () => spec.run(parsed, ctx, fail), { onlyApiErrors: family.onlyApiErrors, advice: spec.advice?.(parsed) });
-      };
+      }) as DeclaredFunction<A, R>;
     },
   };
 }

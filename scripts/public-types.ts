@@ -301,8 +301,8 @@ export function generatePublicDeclarations(): string {
       const isReadonly = !!prop.valueDeclaration && (ts.getCombinedModifierFlags(prop.valueDeclaration as ts.Declaration) & ts.ModifierFlags.Readonly) !== 0;
       members.push(printProperty(prop, "plain", inner, undefined, isReadonly));
     }
-    // Programs catch these; they do not make them, so no constructor is declared.
-    members.push(`${inner}private constructor();`);
+    // Programs catch these; they do not make them, so no public constructor is declared (protected: the families' errors extend FunctionError).
+    members.push(`${inner}protected constructor();`);
     return `${jsdoc(docOf(target), indent)}${indent}export ${declare(indent)}class ${name}${baseName ? ` extends ${baseName}` : ""} {\n${members.join("\n")}\n${indent}}`;
   }
 

@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
-import { OperationContext, programContext } from "../../provider/context";
+import { OperationContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
 import type { KeepClient } from "../../provider/keep-client";
 import { clusterInput } from "../../provider/keep-object";
@@ -23,7 +23,7 @@ import { defineResource, OperationArgs } from "../../provider/resource";
 import { secretInput } from "../../provider/secret-ref";
 import { operationSpec } from "../../provider/spec";
 import * as wire from "./rekey/wire";
-import { functionCall } from "../../provider/functions";
+import { FunctionError, functionFamily } from "../../provider/functions";
 
 const HEX_OR_BASE64 = /^(?:[0-9a-fA-F]{2})+$|^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -427,38 +427,37 @@ export interface RekeyBackup {
   keys: Record<string, string[]>;
 }
 
-export class RekeyFunctionError extends Error {
-  override readonly name = "RekeyFunctionError";
-}
+export class RekeyFunctionError extends FunctionError {}
 
-const callFunction = <T>(fn: string, args: RekeyTarget, ctx: OperationContext, call: (client: KeepClient) => Promise<T>) =>
-  functionCall(RekeyFunctionError, `keep.${fn}()`, () => call(ctx.keep(args.cluster)));
+const family = functionFamily({ prefix: "keep", error: RekeyFunctionError });
 
-/**
- * The rekey attempt in progress, if any (one status read). Runs in the program, in preview too.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getRekeyStatus(args: RekeyTarget = {}, ctx: OperationContext = programContext()): Promise<RekeyStatus> {
-  const s = await callFunction("getRekeyStatus", args, ctx, wire.readStatus);
-  return {
-    started: s.started,
-    nonce: s.nonce,
-    t: s.t,
-    n: s.n,
-    progress: s.progress,
-    required: s.required,
-    pgpFingerprints: s.pgp_fingerprints,
-    backup: s.backup,
-    verificationRequired: s.verification_required,
-  };
-}
+/** The rekey attempt in progress, if any (one status read). Runs in the program, in preview too. */
+export const getRekeyStatus = family.define<RekeyTarget, RekeyStatus>({
+  name: "getRekeyStatus",
+  async run(args, ctx) {
+    const s = await wire.readStatus(ctx.keep(args.cluster));
+    return {
+      started: s.started,
+      nonce: s.nonce,
+      t: s.t,
+      n: s.n,
+      progress: s.progress,
+      required: s.required,
+      pgpFingerprints: s.pgp_fingerprints,
+      backup: s.backup,
+      verificationRequired: s.verification_required,
+    };
+  },
+});
 
 /**
  * The stored backup of PGP-encrypted shares, or undefined when none is stored (one read). Only the
  * holders' private keys open the shares.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function getRekeyBackup(args: RekeyTarget = {}, ctx: OperationContext = programContext()): Promise<RekeyBackup | undefined> {
-  const backup = await callFunction("getRekeyBackup", args, ctx, wire.readBackup);
-  return backup ? { nonce: backup.nonce, keys: backup.keys } : undefined;
-}
+export const getRekeyBackup = family.define<RekeyTarget, RekeyBackup | undefined>({
+  name: "getRekeyBackup",
+  async run(args, ctx) {
+    const backup = await wire.readBackup(ctx.keep(args.cluster));
+    return backup ? { nonce: backup.nonce, keys: backup.keys } : undefined;
+  },
+});

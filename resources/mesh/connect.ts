@@ -9,10 +9,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { programContext } from "../../provider/context";
 import { MeshLeafCertificate } from "../../provider/contracts/mesh";
-import { BlockingQuery, MeshClient, parseWait } from "../../provider/mesh-client";
-import { functionArguments, functionCall } from "../../provider/functions";
+import { BlockingQuery, parseWait } from "../../provider/mesh-client";
+import { FunctionError, functionFamily } from "../../provider/functions";
 
 const text = (what: string) => z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
 
@@ -47,9 +46,9 @@ const leafArgs = z.strictObject({
   ...blockingArgs,
 });
 
-export type AuthorizeArgs = z.input<typeof authorizeArgs>;
-export type GetCaRootsArgs = z.input<typeof caRootsArgs>;
-export type GetLeafCertificateArgs = z.input<typeof leafArgs>;
+export interface AuthorizeArgs extends z.input<typeof authorizeArgs> {}
+export interface GetCaRootsArgs extends z.input<typeof caRootsArgs> {}
+export interface GetLeafCertificateArgs extends z.input<typeof leafArgs> {}
 
 export interface AuthorizeResult {
   /** Whether the client may connect to the target. */
@@ -111,100 +110,101 @@ export interface GetLeafCertificateResult {
 }
 
 /** An error of a mesh function: which call, what the service said, what to do. */
-export class MeshFunctionError extends Error {
-  override readonly name = "MeshFunctionError";
-}
+export class MeshFunctionError extends FunctionError {}
 
-const parseArgs = <S extends z.ZodType>(fn: string, schema: S, args: unknown) => functionArguments(MeshFunctionError, `mesh.${fn}`, schema, args);
+const family = functionFamily({ prefix: "mesh", error: MeshFunctionError });
 
-function blockingOf(fn: string, args: { index?: number; wait?: string | number }): BlockingQuery | undefined {
-  if (args.index === undefined) {
-    if (args.wait !== undefined) throw new MeshFunctionError(`mesh.${fn}: wait applies to a blocking query: give index too`);
-    return undefined;
-  }
+/** A blocking query's arguments: `wait` needs `index`, and must be a duration the service takes. */
+function checkBlocking(args: { index?: number; wait?: string | number }, refuse: (message: string) => never): void {
+  if (args.index === undefined && args.wait !== undefined) refuse("wait applies to a blocking query: give index too");
   if (args.wait !== undefined) {
     try {
       parseWait(args.wait);
     } catch (e) {
-      throw new MeshFunctionError(`mesh.${fn}: ${(e as Error).message}`);
+      refuse((e as Error).message);
     }
   }
-  return { index: args.index, wait: args.wait };
 }
 
-/** Runs one call, turning a failure into a message that names the function and what to fix. */
-const call = <T>(fn: string, what: string, permission: string | undefined, run: (client: MeshClient) => Promise<T>) =>
-  functionCall(MeshFunctionError, `mesh.${fn}(${what})`, () => run(programContext().mesh()), { advice: { permission } });
+const blockingOf = (args: { index?: number; wait?: string | number }): BlockingQuery | undefined =>
+  args.index === undefined ? undefined : { index: args.index, wait: args.wait };
 
 /**
  * Asks the agent whether a client certificate may connect to a service, from the intentions (an
  * intention with layer-7 permissions counts as deny). Verify the client certificate against
  * `getCaRoots()` first. Needs `service:write` on the target.
  */
-export async function authorize(args: AuthorizeArgs): Promise<AuthorizeResult> {
-  const a = parseArgs("authorize", authorizeArgs, args);
-  const answer = await call("authorize", `target "${a.target}"`, `service:write on "${a.target}"`, (client) =>
-    client.authorize(
-      { Target: a.target, ClientCertURI: a.clientCertUri, ClientCertSerial: a.clientCertSerial },
-      { namespace: a.namespace || undefined },
-    ),
-  );
-  return { authorized: answer.Authorized === true, reason: answer.Reason ?? "" };
-}
+export const authorize = family.define<AuthorizeArgs, AuthorizeResult, z.output<typeof authorizeArgs>>({
+  name: "authorize",
+  args: authorizeArgs,
+  about: (a) => `target "${a.target}"`,
+  advice: (a) => ({ permission: `service:write on "${a.target}"` }),
+  async run(a, ctx) {
+    const payload = { Target: a.target, ClientCertURI: a.clientCertUri, ClientCertSerial: a.clientCertSerial };
+    const answer = await ctx.mesh().authorize(payload, { namespace: a.namespace || undefined });
+    return { authorized: answer.Authorized === true, reason: answer.Reason ?? "" };
+  },
+});
 
 /** The trusted CA roots and the active root's ID. Needs no permission. */
-export async function getCaRoots(args: GetCaRootsArgs = {}): Promise<GetCaRootsResult> {
-  const a = parseArgs("getCaRoots", caRootsArgs, args);
-  const blocking = blockingOf("getCaRoots", a);
-  const answer = await call("getCaRoots", "", undefined, (client) => client.caRoots({ blocking }));
-  const roots = (answer.body.Roots ?? []).map(
-    (r): CaRoot => ({
-      id: r.ID,
-      name: r.Name,
-      serialNumber: r.SerialNumber,
-      signingKeyId: r.SigningKeyID,
-      externalTrustDomain: r.ExternalTrustDomain,
-      notBefore: r.NotBefore,
-      notAfter: r.NotAfter,
-      rootCertPem: r.RootCert,
-      intermediateCertPems: r.IntermediateCerts ?? [],
-      active: r.Active,
-      privateKeyType: r.PrivateKeyType,
-      privateKeyBits: r.PrivateKeyBits,
-      createIndex: r.CreateIndex,
-      modifyIndex: r.ModifyIndex,
-    }),
-  );
-  return {
-    activeRootId: answer.body.ActiveRootID,
-    ...(answer.body.TrustDomain ? { trustDomain: answer.body.TrustDomain } : {}),
-    roots,
-    index: answer.index ?? Math.max(0, ...roots.map((r) => r.modifyIndex)),
-  };
-}
+export const getCaRoots = family.define<GetCaRootsArgs, GetCaRootsResult, z.output<typeof caRootsArgs>>({
+  name: "getCaRoots",
+  args: caRootsArgs,
+  check: checkBlocking,
+  async run(a, ctx) {
+    const answer = await ctx.mesh().caRoots({ blocking: blockingOf(a) });
+    const roots = (answer.body.Roots ?? []).map(
+      (r): CaRoot => ({
+        id: r.ID,
+        name: r.Name,
+        serialNumber: r.SerialNumber,
+        signingKeyId: r.SigningKeyID,
+        externalTrustDomain: r.ExternalTrustDomain,
+        notBefore: r.NotBefore,
+        notAfter: r.NotAfter,
+        rootCertPem: r.RootCert,
+        intermediateCertPems: r.IntermediateCerts ?? [],
+        active: r.Active,
+        privateKeyType: r.PrivateKeyType,
+        privateKeyBits: r.PrivateKeyBits,
+        createIndex: r.CreateIndex,
+        modifyIndex: r.ModifyIndex,
+      }),
+    );
+    return {
+      activeRootId: answer.body.ActiveRootID,
+      ...(answer.body.TrustDomain ? { trustDomain: answer.body.TrustDomain } : {}),
+      roots,
+      index: answer.index ?? Math.max(0, ...roots.map((r) => r.modifyIndex)),
+    };
+  },
+});
 
 /**
  * The leaf certificate of a service, signed by the active root, with its private key as a secret.
  * The agent caches it until it nears expiry or the roots rotate. Needs `service:write` on the service.
  */
-export async function getLeafCertificate(args: GetLeafCertificateArgs): Promise<GetLeafCertificateResult> {
-  const a = parseArgs("getLeafCertificate", leafArgs, args);
-  const blocking = blockingOf("getLeafCertificate", a);
-  const answer = await call("getLeafCertificate", `service "${a.service}"`, `service:write on "${a.service}"`, (client) =>
-    client.leafCertificate(a.service, { namespace: a.namespace || undefined, blocking }),
-  );
-  const leaf: MeshLeafCertificate = answer.body;
-  return {
-    service: leaf.Service,
-    serviceUri: leaf.ServiceURI,
-    namespace: leaf.Namespace,
-    serialNumber: leaf.SerialNumber,
-    certificatePem: leaf.CertPEM,
-    privateKeyPem: pulumi.secret(leaf.PrivateKeyPEM),
-    validAfter: leaf.ValidAfter,
-    validBefore: leaf.ValidBefore,
-    createIndex: leaf.CreateIndex,
-    modifyIndex: leaf.ModifyIndex,
-    index: answer.index ?? leaf.ModifyIndex,
-  };
-}
+export const getLeafCertificate = family.define<GetLeafCertificateArgs, GetLeafCertificateResult, z.output<typeof leafArgs>>({
+  name: "getLeafCertificate",
+  args: leafArgs,
+  about: (a) => `service "${a.service}"`,
+  advice: (a) => ({ permission: `service:write on "${a.service}"` }),
+  check: checkBlocking,
+  async run(a, ctx) {
+    const answer = await ctx.mesh().leafCertificate(a.service, { namespace: a.namespace || undefined, blocking: blockingOf(a) });
+    const leaf: MeshLeafCertificate = answer.body;
+    return {
+      service: leaf.Service,
+      serviceUri: leaf.ServiceURI,
+      namespace: leaf.Namespace,
+      serialNumber: leaf.SerialNumber,
+      certificatePem: leaf.CertPEM,
+      privateKeyPem: pulumi.secret(leaf.PrivateKeyPEM),
+      validAfter: leaf.ValidAfter,
+      validBefore: leaf.ValidBefore,
+      createIndex: leaf.CreateIndex,
+      modifyIndex: leaf.ModifyIndex,
+      index: answer.index ?? leaf.ModifyIndex,
+    };
+  },
+});

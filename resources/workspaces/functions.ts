@@ -2,7 +2,6 @@
  * Functions of the workspace service. Dynamic providers have no invoke, so these run in the program's
  * process and read the connection settings from the program's stack configuration (`programContext`).
  */
-import { OperationContext, programContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
 import { configurationVersions, JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
@@ -10,7 +9,7 @@ import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
 import { route } from "../../provider/paths";
-import { functionCall } from "../../provider/functions";
+import { FunctionError, functionFamily } from "../../provider/functions";
 
 type Attributes = Record<string, unknown>;
 
@@ -118,91 +117,73 @@ function ingressAttributesOf(resource: JsonApiResource): IngressAttributes {
 }
 
 /** An error of a workspace-service function: which call failed, what the service said, what to do. */
-export class WorkspacesFunctionError extends Error {
-  override readonly name = "WorkspacesFunctionError";
-}
+export class WorkspacesFunctionError extends FunctionError {}
 
-/**
- * Runs one function. A failed call to the service becomes a message that names the function and says
- * what to do; the function's own errors already say what is wrong and go on as they are.
- */
-const call = <T>(fn: string, what: string, run: () => Promise<T>) => functionCall(WorkspacesFunctionError, `workspaces.${fn}(${what})`, run, { onlyApiErrors: true });
+/** A failed call to the service names the function and says what to do; the functions' own errors say what is wrong as they are. */
+const family = functionFamily({ prefix: "workspaces", error: WorkspacesFunctionError, onlyApiErrors: true });
 
 export interface ListWorkspacesArgs {
   /** Organization to list; default `workspaces:organization`. */
   organization?: string;
 }
 
-/**
- * Every workspace of an organization the token may read, across all pages.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function listWorkspaces(args: ListWorkspacesArgs = {}, ctx: OperationContext = programContext()): Promise<WorkspaceSummary[]> {
-  return call("listWorkspaces", args.organization ? `organization "${args.organization}"` : "", async () => {
+/** Every workspace of an organization the token may read, across all pages. */
+export const listWorkspaces = family.define<ListWorkspacesArgs, WorkspaceSummary[]>({
+  name: "listWorkspaces",
+  about: (args) => (args.organization ? `organization "${args.organization}"` : ""),
+  async run(args, ctx) {
     const client = ctx.workspaces();
     const organization = client.organization(args.organization);
     return (await client.sendAll(workspaces.list, { params: { organization } })).map(summaryOf);
-  });
-}
+  },
+});
 
 export interface ListConfigurationVersionsArgs {
   /** Workspace (`ws-…`). */
   workspaceId: string;
 }
 
-/**
- * Every configuration version of a workspace, newest first, across all pages.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function listConfigurationVersions(
-  args: ListConfigurationVersionsArgs,
-  ctx: OperationContext = programContext(),
-): Promise<ConfigurationVersionInfo[]> {
-  return call("listConfigurationVersions", `workspace "${args.workspaceId}"`, async () => {
-    return (await ctx.workspaces().sendAll(configurationVersions.listPage, { params: args })).map(versionInfoOf);
-  });
-}
+/** Every configuration version of a workspace, newest first, across all pages. */
+export const listConfigurationVersions = family.define<ListConfigurationVersionsArgs, ConfigurationVersionInfo[]>({
+  name: "listConfigurationVersions",
+  about: (args) => `workspace "${args.workspaceId}"`,
+  run: async (args, ctx) => (await ctx.workspaces().sendAll(configurationVersions.listPage, { params: args })).map(versionInfoOf),
+});
 
 export interface GetConfigurationVersionArgs {
   /** Configuration version (`cv-…`). */
   configurationVersionId: string;
 }
 
-/**
- * One configuration version with its ingress attributes (read with `include=ingress-attributes`; null when it has none).
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getConfigurationVersion(
-  args: GetConfigurationVersionArgs,
-  ctx: OperationContext = programContext(),
-): Promise<ConfigurationVersionInfo & { ingressAttributes: IngressAttributes | null }> {
-  return call("getConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
+const aboutVersion = (args: { configurationVersionId: string }) => `"${args.configurationVersionId}"`;
+
+/** One configuration version with its ingress attributes (read with `include=ingress-attributes`; null when it has none). */
+export const getConfigurationVersion = family.define<GetConfigurationVersionArgs, ConfigurationVersionInfo & { ingressAttributes: IngressAttributes | null }>({
+  name: "getConfigurationVersion",
+  about: aboutVersion,
+  async run(args, ctx) {
     const params = { id: args.configurationVersionId };
     const found = await ctx.workspaces().send(configurationVersions.read, { params, options: { query: { include: "ingress-attributes" } } });
     if (!found) throw notFound(args.configurationVersionId);
     const info = versionInfoOf(found.body);
     const ingress = found.included.find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
     return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
-  });
-}
+  },
+});
 
-/**
- * The commit information of a configuration version; undefined when the version has none (created through the API).
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getIngressAttributes(
-  args: GetConfigurationVersionArgs,
-  ctx: OperationContext = programContext(),
-): Promise<IngressAttributes | undefined> {
-  return call("getIngressAttributes", `"${args.configurationVersionId}"`, async () => {
+/** The commit information of a configuration version; undefined when the version has none (created through the API). */
+export const getIngressAttributes = family.define<GetConfigurationVersionArgs, IngressAttributes | undefined>({
+  name: "getIngressAttributes",
+  about: aboutVersion,
+  async run(args, ctx) {
     const client = ctx.workspaces();
     const params = { id: args.configurationVersionId };
     const found = await client.send(configurationVersions.ingressAttributes, { params });
     if (found) return ingressAttributesOf(found.body);
     if (!(await client.send(configurationVersions.read, { params }))) throw notFound(args.configurationVersionId);
     return undefined;
-  });
-}
+  },
+});
 
 export interface DownloadConfigurationVersionArgs {
   /** Configuration version (`cv-…`); it must be `uploaded`. */
@@ -214,13 +195,11 @@ export interface DownloadConfigurationVersionArgs {
 /**
  * Downloads a configuration version's archive (following the service's redirect to a temporary URL)
  * and unpacks it into `directory`, streaming. Fails clearly when the version is not `uploaded`.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function downloadConfigurationVersion(
-  args: DownloadConfigurationVersionArgs,
-  ctx: OperationContext = programContext(),
-): Promise<{ directory: string }> {
-  return call("downloadConfigurationVersion", `"${args.configurationVersionId}"`, async () => {
+export const downloadConfigurationVersion = family.define<DownloadConfigurationVersionArgs, { directory: string }>({
+  name: "downloadConfigurationVersion",
+  about: aboutVersion,
+  async run(args, ctx) {
     const client = ctx.workspaces();
     const params = { id: args.configurationVersionId };
     const found = await client.send(configurationVersions.read, { params });
@@ -235,8 +214,8 @@ export async function downloadConfigurationVersion(
     const archive = await client.openRedirected(route("/configuration-versions/{id}/download", params));
     await extractArchive(archive, args.directory);
     return { directory: args.directory };
-  });
-}
+  },
+});
 
 function notFound(id: string): ApiError {
   return new ApiError("workspaces", "GET", `/api/v2${route("/configuration-versions/{id}", { id })}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);

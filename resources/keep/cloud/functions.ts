@@ -101,7 +101,7 @@ async function checkAgainstRole(ctx: OperationContext, args: Args, via: "creds" 
 
 /** A credentials function named `name`, through `creds/` or `sts/`, its answer given to `result`. */
 function credentialsFunction<R>(name: string, via: "creds" | "sts", result: (plain: PlainCredentials) => R) {
-  return family.define<GetCredentialsArgs, Args, R>({
+  return family.define<GetCredentialsArgs, R, Args>({
     name,
     args: credentialsArgs,
     about: (args) => `role "${args.role}"`,

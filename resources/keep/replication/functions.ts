@@ -6,9 +6,8 @@
  */
 import { z } from "zod";
 import { replication } from "../../../provider/contracts/keep";
-import { OperationContext, programContext } from "../../../provider/context";
 import { clusterShape, readStatus } from "./common";
-import { functionArguments, functionCall } from "../../../provider/functions";
+import { FunctionError, functionFamily } from "../../../provider/functions";
 
 /** A secondary as its primary reports it. */
 export interface KnownSecondary {
@@ -78,23 +77,21 @@ const dynamicFilterArgs = z.strictObject({
   ...clusterShape,
 });
 
-export type GetStatusArgs = z.input<typeof statusArgs>;
-export type GetDynamicFilterArgs = z.input<typeof dynamicFilterArgs>;
+export interface GetStatusArgs extends z.input<typeof statusArgs> {}
+export interface GetDynamicFilterArgs extends z.input<typeof dynamicFilterArgs> {}
 
-export class ReplicationFunctionError extends Error {
-  override readonly name = "ReplicationFunctionError";
-}
+export class ReplicationFunctionError extends FunctionError {}
 
-const parseArgs = <S extends z.ZodType>(fn: string, schema: S, args: unknown) => functionArguments(ReplicationFunctionError, `keep.replication.${fn}()`, schema, args, "");
-const call = <T>(fn: string, work: () => Promise<T>) => functionCall(ReplicationFunctionError, `keep.replication.${fn}()`, work);
+const family = functionFamily({ prefix: "keep.replication", error: ReplicationFunctionError, bareRefusals: true });
 
-/**
- * The cluster's replication status (one request, no token needed), typed by mode.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getStatus(args: GetStatusArgs = {}, ctx: OperationContext = programContext()): Promise<ReplicationStatus> {
-  const { cluster } = parseArgs("getStatus", statusArgs, args);
-  const s = await call("getStatus", () => readStatus(ctx.keep(cluster)));
+/** The cluster's replication status (one request, no token needed), typed by mode. */
+export const getStatus = family.define<GetStatusArgs, ReplicationStatus>({
+  name: "getStatus",
+  args: statusArgs,
+  run: async ({ cluster }, ctx) => statusOf(await readStatus(ctx.keep(cluster))),
+});
+
+function statusOf(s: Awaited<ReturnType<typeof readStatus>>): ReplicationStatus {
   switch (s.mode) {
     case "disabled":
       return { mode: "disabled" };
@@ -137,12 +134,14 @@ export async function getStatus(args: GetStatusArgs = {}, ctx: OperationContext 
  * The mounts and namespaces a primary keeps from a secondary (one request): on the primary
  * (`side: "primary"`, `cluster` the primary's) or as the secondary sees it (`side: "secondary"`).
  * Undefined when the service knows no such secondary (it answers with an empty body).
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function getDynamicFilter(args: GetDynamicFilterArgs, ctx: OperationContext = programContext()): Promise<DynamicFilter | undefined> {
-  const { side, id, cluster } = parseArgs("getDynamicFilter", dynamicFilterArgs, args);
-  const fields = (await call("getDynamicFilter", () => ctx.keep(cluster).send(replication.dynamicFilter, { params: { side, id } })))?.body;
-  if (!fields) return undefined;
-  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
-  return { mounts: list(fields.dynamic_filtered_mounts), namespaces: list(fields.dynamic_filtered_namespaces) };
-}
+export const getDynamicFilter = family.define<GetDynamicFilterArgs, DynamicFilter | undefined, z.output<typeof dynamicFilterArgs>>({
+  name: "getDynamicFilter",
+  args: dynamicFilterArgs,
+  async run({ side, id, cluster }, ctx) {
+    const fields = (await ctx.keep(cluster).send(replication.dynamicFilter, { params: { side, id } }))?.body;
+    if (!fields) return undefined;
+    const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+    return { mounts: list(fields.dynamic_filtered_mounts), namespaces: list(fields.dynamic_filtered_namespaces) };
+  },
+});

@@ -12,7 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { OperationContext, programContext } from "../../../provider/context";
 import { transform } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
-import { functionCall } from "../../../provider/functions";
+import { FunctionError, functionCall, functionFamily } from "../../../provider/functions";
 
 /** Where the engine is and which connection reaches it; every function takes these. */
 export interface TransformTarget {
@@ -128,9 +128,9 @@ export interface MetadataResult {
 }
 
 /** An error of a transform function: which call, what the service said, what to do. */
-export class TransformFunctionError extends Error {
-  override readonly name = "TransformFunctionError";
-}
+export class TransformFunctionError extends FunctionError {}
+
+const family = functionFamily({ prefix: "keep.transform", error: TransformFunctionError });
 
 const DEFAULT_BATCH: Required<BatchOptions> = { maxItemsPerRequest: 1000, maxRequestBytes: 16 * 1024 * 1024, concurrency: 4 };
 
@@ -181,108 +181,80 @@ function wire(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 type Endpoint = "encode" | "decode" | "validate" | "tokenized" | "metadata";
+type Args = RoleArgs & { batchInput?: object[]; decodeFormat?: string };
+type Item = Record<string, unknown>;
 
-/**
- * One call, or a batch in chunks: the raw result items in input order. A failed call names the
- * function and says what to do.
- */
-async function callItems(
-  fn: string,
-  endpoint: Endpoint,
-  args: RoleArgs & { batchInput?: object[]; decodeFormat?: string },
-  single: Record<string, unknown>,
-  ctx: OperationContext,
-): Promise<{ items: Record<string, unknown>[]; batch: boolean }> {
+/** One value or a batch in chunks, through the role: the raw result items in input order. */
+async function callItems(endpoint: Endpoint, args: Args, ctx: OperationContext): Promise<Item[]> {
+  // What is left of the arguments is the one value's fields; the decode format goes in the path.
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat: _d, batchInput, ...single } = args;
   const row = args.decodeFormat ? transform.callWithFormat : transform.call;
   const params = { ...args, mount: mountOf(args), endpoint };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
-  return functionCall(TransformFunctionError, `keep.transform.${fn}(role "${args.role}")`, async () => {
-    const client = ctx.keep(args.cluster);
-    const post = async (body: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.send(row, { params, body, options })).body ?? {};
-    if (!args.batchInput) return { items: [await post(wire(single))], batch: false };
-    const chunks = splitBatch(args.batchInput.map((item) => wire(item as Record<string, unknown>)), args.batch);
-    const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
-    const answers = await pooled(chunks, concurrency, async (chunk) => {
-      const data = await post({ batch_input: chunk });
-      const results = Array.isArray(data.batch_results) ? (data.batch_results as Record<string, unknown>[]) : [];
-      if (results.length !== chunk.length) throw new Error(`the service answered ${results.length} results for ${chunk.length} items`);
-      return results;
-    });
-    return { items: answers.flat(), batch: true };
+  const client = ctx.keep(args.cluster);
+  const post = async (body: Item): Promise<Item> => (await client.send(row, { params, body, options })).body ?? {};
+  if (!batchInput) return [await post(wire(single))];
+  const chunks = splitBatch(batchInput.map((item) => wire(item as Item)), args.batch);
+  const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
+  const answers = await pooled(chunks, concurrency, async (chunk) => {
+    const data = await post({ batch_input: chunk });
+    const results = Array.isArray(data.batch_results) ? (data.batch_results as Item[]) : [];
+    if (results.length !== chunk.length) throw new Error(`the service answered ${results.length} results for ${chunk.length} items`);
+    return results;
   });
+  return answers.flat();
 }
 
-const reference = (item: Record<string, unknown>) => (typeof item.reference === "string" && item.reference !== "" ? { reference: item.reference } : {});
-const tweakOf = (item: Record<string, unknown>) => (typeof item.tweak === "string" && item.tweak !== "" ? { tweak: item.tweak } : {});
+const reference = (item: Item) => (typeof item.reference === "string" && item.reference !== "" ? { reference: item.reference } : {});
+const tweakOf = (item: Item) => (typeof item.tweak === "string" && item.tweak !== "" ? { tweak: item.tweak } : {});
+
+/** A function of one value or a batch: each answer item read by `fromItem`, a batch's with its reference (or as `batch` makes it). */
+function itemFunction<Single, Batch, R, BatchResult = { batchResults: (R & { reference?: string })[] }>(
+  name: string,
+  endpoint: Endpoint,
+  fromItem: (item: Item) => R,
+  batch: (items: Item[]) => unknown = (items) => items.map((item) => ({ ...fromItem(item), ...reference(item) })),
+) {
+  const declared = family.define<Args, unknown>({
+    name,
+    about: (args) => `role "${args.role}"`,
+    async run(args, ctx) {
+      const items = await callItems(endpoint, args, ctx);
+      return args.batchInput ? { batchResults: batch(items) } : fromItem(items[0]);
+    },
+  });
+  return declared as unknown as { (args: Single, ctx?: OperationContext): Promise<R>; (args: Batch, ctx?: OperationContext): Promise<BatchResult> };
+}
 
 /**
  * Encodes a value, or a batch (`batchInput`), through a role. FPE keeps the value's format; masking
  * hides the captured characters; tokenization returns a new random token each call.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function encode(args: EncodeArgs, ctx?: OperationContext): Promise<EncodeResult>;
-export async function encode(args: EncodeBatchArgs, ctx?: OperationContext): Promise<EncodeBatchResult>;
-export async function encode(args: EncodeArgs | EncodeBatchArgs, ctx: OperationContext = programContext()): Promise<EncodeResult | EncodeBatchResult> {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as EncodeArgs;
-  const { items, batch } = await callItems("encode", "encode", args, single, ctx);
-  const results = items.map((item) => ({ encodedValue: String(item.encoded_value), ...tweakOf(item), ...reference(item) }));
-  return batch ? { batchResults: results } : { encodedValue: results[0].encodedValue, ...tweakOf(items[0]) };
-}
+export const encode = itemFunction<EncodeArgs, EncodeBatchArgs, EncodeResult, EncodeBatchResult>("encode", "encode", (item) => ({ encodedValue: String(item.encoded_value), ...tweakOf(item) }));
 
 /**
  * Decodes a value, or a batch, through a role; `decodeFormat` names one of the template's decode
  * formats (FPE). The plaintexts are Pulumi secrets.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function decode(args: DecodeArgs, ctx?: OperationContext): Promise<DecodeResult>;
-export async function decode(args: DecodeBatchArgs, ctx?: OperationContext): Promise<DecodeBatchResult>;
-export async function decode(args: DecodeArgs | DecodeBatchArgs, ctx: OperationContext = programContext()): Promise<DecodeResult | DecodeBatchResult> {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat: _d, ...single } = args as DecodeArgs;
-  const { items, batch } = await callItems("decode", "decode", args, single, ctx);
-  if (!batch) return { decodedValue: pulumi.secret(String(items[0].decoded_value)) };
-  // Batch items carry the decoded text under `encoded_value`.
-  return { batchResults: pulumi.secret(items.map((item) => ({ decodedValue: String(item.encoded_value ?? item.decoded_value), ...reference(item) }))) };
-}
+export const decode = itemFunction<DecodeArgs, DecodeBatchArgs, DecodeResult, DecodeBatchResult>(
+  "decode",
+  "decode",
+  (item) => ({ decodedValue: pulumi.secret(String(item.decoded_value)) }),
+  // Batch items carry the decoded text under `encoded_value`; the whole list is one secret.
+  (items) => pulumi.secret(items.map((item) => ({ decodedValue: String(item.encoded_value ?? item.decoded_value), ...reference(item) }))),
+);
 
-/**
- * Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function validate(args: TokenArgs, ctx?: OperationContext): Promise<ValidateResult>;
-export async function validate(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (ValidateResult & { reference?: string })[] }>;
-export async function validate(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  return tokenQuery("validate", "validate", args, ctx, (item) => ({ valid: item.valid === true }));
-}
+/** Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only. */
+export const validate = itemFunction<TokenArgs, TokenBatchArgs, ValidateResult>("validate", "validate", (item) => ({ valid: item.valid === true }));
 
-/**
- * Whether a plaintext (or each of a batch) has an unexpired token. Tokenization only.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function isTokenized(args: TokenArgs, ctx?: OperationContext): Promise<TokenizedResult>;
-export async function isTokenized(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (TokenizedResult & { reference?: string })[] }>;
-export async function isTokenized(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  return tokenQuery("isTokenized", "tokenized", args, ctx, (item) => ({ tokenized: item.tokenized === true }));
-}
+/** Whether a plaintext (or each of a batch) has an unexpired token. Tokenization only. */
+export const isTokenized = itemFunction<TokenArgs, TokenBatchArgs, TokenizedResult>("isTokenized", "tokenized", (item) => ({ tokenized: item.tokenized === true }));
 
-/**
- * The metadata and expiration of a token (or of each token of a batch). Tokenization only.
- * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
- */
-export async function getMetadata(args: TokenArgs, ctx?: OperationContext): Promise<MetadataResult>;
-export async function getMetadata(args: TokenBatchArgs, ctx?: OperationContext): Promise<{ batchResults: (MetadataResult & { reference?: string })[] }>;
-export async function getMetadata(args: TokenArgs | TokenBatchArgs, ctx: OperationContext = programContext()) {
-  return tokenQuery("getMetadata", "metadata", args, ctx, (item) => ({
-    metadata: String(item.metadata ?? ""),
-    ...(typeof item.expiration_time === "string" && item.expiration_time ? { expirationTime: item.expiration_time } : {}),
-  }));
-}
-
-/** A query about tokens (one value or a batch): each answer item read by `fromItem`, a batch's with its `reference`. */
-async function tokenQuery<R extends object>(fn: string, endpoint: Endpoint, args: TokenArgs | TokenBatchArgs, ctx: OperationContext, fromItem: (item: Record<string, unknown>) => R) {
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, ...single } = args as TokenArgs;
-  const { items, batch } = await callItems(fn, endpoint, args, single, ctx);
-  return batch ? { batchResults: items.map((item) => ({ ...fromItem(item), ...reference(item) })) } : fromItem(items[0]);
-}
+/** The metadata and expiration of a token (or of each token of a batch). Tokenization only. */
+export const getMetadata = itemFunction<TokenArgs, TokenBatchArgs, MetadataResult>("getMetadata", "metadata", (item) => ({
+  metadata: String(item.metadata ?? ""),
+  ...(typeof item.expiration_time === "string" && item.expiration_time ? { expirationTime: item.expiration_time } : {}),
+}));
 
 export interface SnapshotArgs extends TransformTarget {
   /** The tokenization transformation; its first store is snapshotted. */
