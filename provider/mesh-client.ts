@@ -4,12 +4,12 @@
  * `X-Mesh-Index` header). Errors the service decides on its servers arrive as 500 with a text message;
  * the ones retrying cannot change are recognised by their message and never retried.
  */
-import { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
+import { AxiosError } from "axios";
 import { ServiceConfig } from "./config";
-import { Call, Endpoint, NotFound, send, Transport } from "./contract";
 import { mesh, MeshAuthorizeAnswer, MeshAuthorizeRequest, MeshCaRoots, MeshLeafCertificate, MeshPartition } from "./contracts/mesh";
 import { ApiError } from "./errors";
-import { createHttpClient, RetryOverride, retryPolicyOf } from "./http";
+import { retryPolicyOf } from "./http";
+import { CallOptions, Profile, ServiceClient } from "./service-client";
 import { waitFor } from "./wait";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
@@ -107,62 +107,41 @@ function isRefusal(error: AxiosError): boolean {
 }
 
 /** What a request of the mesh service carries besides its path and body. */
-export interface MeshCallOptions {
-  /** Entries whose value is `true` are sent bare (`?consistent`). */
-  query?: Record<string, string | true | undefined>;
+export interface MeshCallOptions extends CallOptions {
   blocking?: BlockingQuery;
-  retry?: RetryOverride;
 }
 
-export class MeshClient {
-  private readonly http: AxiosInstance;
-  private readonly transport: Transport<MeshCallOptions, { index?: number }>;
-
-  constructor(readonly config: ServiceConfig) {
+const meshProfile: Profile<MeshCallOptions, { index?: number }> = {
+  basePath: "/v1",
+  headers(config) {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (config.token) headers["X-Mesh-Token"] = config.token;
     // Rule 4: this header ranks below the `ns` query parameter that per-call namespaces use.
     if (config.namespace) headers["X-Mesh-Namespace"] = config.namespace;
-    this.http = createHttpClient({ config, basePath: "/v1", headers, isFinal: isRefusal });
-    this.transport = async (row, path, body, options) => {
-      const { body: answer, index } = await this.request(row.method, path, { ...options, body });
-      return { body: answer, extra: { index } };
-    };
-  }
-
-  /** Sends one row of the contract (`contracts/mesh.ts`); the answer carries the `X-Mesh-Index` of the read. */
-  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, MeshCallOptions> = {}) {
-    return send(this.config.service, "/v1", this.transport, row, call);
-  }
-
-  /** Sends one request; `query` entries whose value is `true` are sent bare (`?consistent`). */
-  async request<T = unknown>(method: string, path: string, options: MeshCallOptions & { body?: unknown } = {}): Promise<MeshAnswer<T>> {
-    const query: Record<string, string | true | undefined> = { ...options.query };
-    let timeout = this.config.timeoutMs;
-    if (options.blocking) {
-      const { index, wait } = options.blocking;
-      if (!Number.isSafeInteger(index) || index < 0) throw new Error(`index must be a whole number >= 0, got ${index}`);
-      const waitMs = wait === undefined ? DEFAULT_BLOCKING_WAIT_MS : parseWait(wait);
-      query.index = String(index);
-      if (wait !== undefined) query.wait = waitParameter(wait);
+    return headers;
+  },
+  isFinal: isRefusal,
+  shape(config, options) {
+    if (!options.blocking) return {};
+    const { index, wait } = options.blocking;
+    if (!Number.isSafeInteger(index) || index < 0) throw new Error(`index must be a whole number >= 0, got ${index}`);
+    const waitMs = wait === undefined ? DEFAULT_BLOCKING_WAIT_MS : parseWait(wait);
+    return {
+      query: { ...options.query, index: String(index), wait: wait === undefined ? undefined : waitParameter(wait) },
       // The service holds the answer for the wait plus up to wait/16 of jitter; the attempt timeout covers both.
-      timeout += waitMs + waitMs / 16;
-    }
-    const search = Object.entries(query)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => (v === true ? encodeURIComponent(k) : `${encodeURIComponent(k)}=${encodeURIComponent(v as string)}`))
-      .join("&");
-    const config: AxiosRequestConfig = {
-      method,
-      url: search ? `${path}?${search}` : path,
-      data: options.body,
-      timeout,
-      retry: options.retry,
+      timeoutMs: config.timeoutMs + waitMs + waitMs / 16,
     };
-    const response = await this.http.request<T>(config);
-    const header = response.headers[MESH_INDEX_HEADER.toLowerCase()];
+  },
+  answer(body, headers) {
+    const header = headers[MESH_INDEX_HEADER.toLowerCase()];
     const index = header === undefined || header === "" ? undefined : Number(header);
-    return { body: response.data, index: Number.isFinite(index) ? index : undefined };
+    return { body, extra: { index: Number.isFinite(index) ? index : undefined } };
+  },
+};
+
+export class MeshClient extends ServiceClient<MeshCallOptions, { index?: number }> {
+  constructor(config: ServiceConfig) {
+    super(config, meshProfile);
   }
 
   /** The `consistent` mode of a read, when asked for. */

@@ -10,9 +10,10 @@
 import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
-import { Call, Endpoint, NotFound, retryOf, send, Transport } from "./contract";
+import { Call, Endpoint } from "./contract";
 import { ApiError, ConfigError, ResponseShapeError, unlessNotFound } from "./errors";
-import { createHttpClient, RetryOverride } from "./http";
+import { createHttpClient } from "./http";
+import { CallOptions, Profile, ServiceClient } from "./service-client";
 
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
 
@@ -48,22 +49,13 @@ interface JsonApiListDocument<A> {
   meta?: { pagination?: { "next-page"?: number | null; "current-page"?: number; "total-pages"?: number } };
 }
 
-export interface WorkspacesRequestOptions {
+export interface WorkspacesRequestOptions extends CallOptions {
   /** Query parameters; brackets are percent-encoded (`page%5Bnumber%5D`). */
   query?: Record<string, string>;
-  /** Retries of this call: `false` for none, or a partial policy overriding the client's. */
-  retry?: RetryOverride;
 }
 
 /** Largest page the service serves; fewer pages means fewer requests against the rate limit. */
 export const MAX_PAGE_SIZE = 100;
-
-/** `a=1&page%5Bsize%5D=2`: every reserved character encoded, brackets included, as the spec asks. */
-export function encodeQuery(query: Record<string, string> | undefined): string {
-  if (!query) return "";
-  const text = new URLSearchParams(query).toString();
-  return text ? `?${text}` : "";
-}
 
 /** The ID of a to-one relationship, or null. */
 export function relatedId(resource: JsonApiResource<unknown>, name: string): string | null {
@@ -79,30 +71,33 @@ export interface UploadResult {
   attempts: number;
 }
 
-export class WorkspacesClient {
-  private readonly http: AxiosInstance;
-  /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
-  private readonly store: AxiosInstance;
-  /** JSON:API: a row's payload goes as the document's `data`, and its answer is the document's `data`. */
-  private readonly transport: Transport<WorkspacesRequestOptions, { included: JsonApiResource[]; nextPage: number | null }> = async (row, path, body, options = {}) => {
-    const document = await this.request<(JsonApiListDocument<unknown> & { data?: unknown }) | undefined>(
-      row.method,
-      path,
-      body === undefined ? undefined : { data: body },
-      { ...options, retry: retryOf(row, options.retry) },
-    );
-    const answered = typeof document === "object" && document !== null ? document : undefined;
+type JsonApiExtra = { included: JsonApiResource[]; nextPage: number | null };
+
+/** JSON:API: a row's payload goes as the document's `data`, and its answer is the document's `data`. */
+const workspacesProfile: Profile<WorkspacesRequestOptions, JsonApiExtra> = {
+  basePath: "/api/v2",
+  headers(config) {
+    const headers: Record<string, string> = { "Content-Type": JSON_API_MEDIA_TYPE, Accept: JSON_API_MEDIA_TYPE };
+    if (config.token) headers.Authorization = `Bearer ${config.token}`;
+    return headers;
+  },
+  payload: (body) => ({ data: body }),
+  answer(document) {
+    const answered = typeof document === "object" && document !== null ? (document as JsonApiListDocument<unknown> & { data?: unknown }) : undefined;
     return {
       body: answered?.data,
       // Resources the request asked to include (`include=run`) come beside `data`.
       extra: { included: Array.isArray(answered?.included) ? answered.included : [], nextPage: answered ? nextPageOf(answered) : null },
     };
-  };
+  },
+};
 
-  constructor(readonly config: ServiceConfig) {
-    const headers: Record<string, string> = { "Content-Type": JSON_API_MEDIA_TYPE, Accept: JSON_API_MEDIA_TYPE };
-    if (config.token) headers.Authorization = `Bearer ${config.token}`;
-    this.http = createHttpClient({ config, basePath: "/api/v2", headers });
+export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, JsonApiExtra> {
+  /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
+  private readonly store: AxiosInstance;
+
+  constructor(config: ServiceConfig) {
+    super(config, workspacesProfile);
     this.store = createHttpClient({ config, basePath: "", headers: {} });
   }
 
@@ -115,11 +110,6 @@ export class WorkspacesClient {
       );
     }
     return organization;
-  }
-
-  /** Sends one row of the contract (`contracts/workspaces.ts`). */
-  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, WorkspacesRequestOptions> = {}) {
-    return send(this.config.service, "/api/v2", this.transport, row, call);
   }
 
   /**
@@ -138,11 +128,6 @@ export class WorkspacesClient {
       page = answer.nextPage;
     }
     return items;
-  }
-
-  async request<T = unknown>(method: string, path: string, body?: unknown, options: WorkspacesRequestOptions = {}): Promise<T> {
-    const response = await this.http.request<T>({ method, url: `${path}${encodeQuery(options.query)}`, data: body, retry: options.retry });
-    return response.data;
   }
 
   /** GET of one document; undefined when the service answers 404 (absent, or not visible to this token). */

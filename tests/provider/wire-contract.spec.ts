@@ -93,12 +93,18 @@ describe("a row of a wire contract", () => {
     expect((await send("mesh", "/v1", roots.transport, mesh.caRoots)).body).toEqual({ ActiveRootID: "r1", Roots: [] });
   });
 
-  test("the mesh client sends every request by a row of its contract", () => {
-    const source = fs.readFileSync(path.join(__dirname, "../../provider/mesh-client.ts"), "utf8");
-    // `request` is the profile (headers, query, blocking); only the transport that rows go through calls it.
-    expect(source.match(/this\.request\(/g)).toHaveLength(1);
-    expect(source).toMatch(/this\.transport = async \(row, path, body, options\) => \{\n\s+const \{ body: answer, index \} = await this\.request\(row\.method/);
-    expect(source).not.toMatch(/"(GET|PUT|POST|DELETE)"/);
+  test("the three clients are the one core with a profile each, and the mesh client sends only rows", () => {
+    const read = (file: string) => fs.readFileSync(path.join(__dirname, "../../provider", file), "utf8");
+    for (const file of ["keep-client.ts", "workspaces-client.ts", "mesh-client.ts"]) {
+      const source = read(file);
+      expect(source).toMatch(/class \w+Client extends ServiceClient</);
+      expect(source).toMatch(/Profile<\w+, /);
+      // The HTTP client, its retries and its errors are the core's; only the archive store (URLs that are their own credential) has another.
+      expect(source.match(/createHttpClient\(/g)?.length ?? 0).toBe(file === "workspaces-client.ts" ? 1 : 0);
+    }
+    const mesh = read("mesh-client.ts");
+    expect(mesh).not.toMatch(/this\.(request|exchange|http)\b/);
+    expect(mesh).not.toMatch(/"(GET|PUT|POST|DELETE)"/);
   });
 });
 

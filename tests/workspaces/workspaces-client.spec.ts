@@ -2,7 +2,7 @@
 import { Readable } from "node:stream";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "../../emulator/workspaces";
 import { ApiError } from "../../provider/errors";
-import { encodeQuery } from "../../provider/workspaces-client";
+import { queryString as encodeQuery } from "../../provider/service-client";
 import { clientFor, workspacesConfig } from "./workspaces-stack";
 
 describe("WorkspacesClient", () => {

@@ -1,0 +1,96 @@
+/**
+ * The one client core of the three services. A service's client is this core and a small profile:
+ * its base path, the headers of every request (authentication, content type), what one call adds
+ * (query, namespace header, a blocking query's timeout), how a payload is wrapped and an answer read
+ * (the `data` or JSON:API envelope, leases, the index header) and which refusals are final. The core
+ * brings the rest: the HTTP client with the one retry policy and its errors (http.ts), and `send`,
+ * the one way a row of a contract goes out (contract.ts).
+ */
+import { AxiosError, AxiosInstance, AxiosResponse, RawAxiosResponseHeaders, AxiosResponseHeaders } from "axios";
+import { ServiceConfig } from "./config";
+import { Call, Endpoint, NotFound, retryOf, send, Transport } from "./contract";
+import { createHttpClient, RetryOverride } from "./http";
+
+/** A query as a profile gives it: entries whose value is `true` are sent bare (`?consistent`), undefined ones not at all. */
+export type Query = Record<string, string | true | undefined>;
+
+/** What every call may carry, whatever the service. */
+export interface CallOptions {
+  query?: Query;
+  /** Retries of this call: `false` for none (a step that must not run twice), or a partial policy overriding the client's. */
+  retry?: RetryOverride;
+}
+
+/** What one call adds to its request. */
+export interface RequestShape {
+  /** The whole query, when the profile adds to the call's own. */
+  query?: Query;
+  headers?: Record<string, string>;
+  /** Attempt timeout, when not the configured one (a blocking query waits on the server). */
+  timeoutMs?: number;
+}
+
+export interface Profile<Options extends CallOptions, Extra> {
+  /** Path prefix under the address: `/v1`, `/api/v2`. */
+  basePath: string;
+  /** Headers of every request: authentication, content type. */
+  headers(config: ServiceConfig): Record<string, string>;
+  /** Answers the service has decided for good, even with a retryable status (never retried). */
+  isFinal?: (error: AxiosError) => boolean;
+  /** What one call adds: its query, headers and timeout. */
+  shape?(config: ServiceConfig, options: Options): RequestShape;
+  /** A row's payload as it goes on the wire (inside an envelope). */
+  payload?(body: unknown): unknown;
+  /** A row's answer: its body, and what the profile reads beside it. */
+  answer(data: unknown, headers: RawAxiosResponseHeaders | AxiosResponseHeaders): { body: unknown; extra: Extra };
+}
+
+/** `a=1&page%5Bsize%5D=2&consistent`: every reserved character encoded, brackets included. */
+export function queryString(query: Query | undefined): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    parts.push(value === true ? encodeURIComponent(key) : new URLSearchParams({ [key]: value }).toString());
+  }
+  return parts.length ? `?${parts.join("&")}` : "";
+}
+
+export class ServiceClient<Options extends CallOptions, Extra> {
+  protected readonly http: AxiosInstance;
+  private readonly transport: Transport<Options, Extra>;
+
+  constructor(
+    readonly config: ServiceConfig,
+    private readonly profile: Profile<Options, Extra>,
+  ) {
+    this.http = createHttpClient({ config, basePath: profile.basePath, headers: profile.headers(config), isFinal: profile.isFinal });
+    this.transport = async (row, path, body, options) => {
+      const wire = body === undefined || !profile.payload ? body : profile.payload(body);
+      const response = await this.exchange(row.method, path, wire, { ...options, retry: retryOf(row, options?.retry) } as Options);
+      return profile.answer(response.data, response.headers);
+    };
+  }
+
+  /** One request as the profile shapes it, retried by the one policy; the whole response. */
+  protected exchange<T>(method: string, path: string, body: unknown, options: Options = {} as Options): Promise<AxiosResponse<T>> {
+    const shape = this.profile.shape?.(this.config, options) ?? {};
+    return this.http.request<T>({
+      method,
+      url: `${path}${queryString(shape.query ?? options.query)}`,
+      data: body,
+      headers: shape.headers,
+      ...(shape.timeoutMs !== undefined ? { timeout: shape.timeoutMs } : {}),
+      retry: options.retry,
+    });
+  }
+
+  /** One request by path (for what no row describes, and the package's own tests); the answer's body as it came. */
+  async request<T = unknown>(method: string, path: string, body?: unknown, options?: Options): Promise<T> {
+    return (await this.exchange<T>(method, path, body, options)).data;
+  }
+
+  /** Sends one row of the service's contract (`contracts/`), through the profile. */
+  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, Options> = {}) {
+    return send(this.config.service, this.profile.basePath, this.transport, row, call);
+  }
+}
