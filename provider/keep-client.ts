@@ -46,6 +46,8 @@ const keepProfile: Profile<KeepRequestOptions, { lease: Lease; wrapInfo: unknown
     if (config.requestHeader) headers["X-Keep-Request"] = "true";
     return headers;
   },
+  // As the service's own clients send a query: `:`, `$` and `,` as they are, a space as `+`.
+  encode: (text) => encodeURIComponent(text).replace(/%3A/gi, ":").replace(/%24/g, "$").replace(/%2C/gi, ",").replace(/%20/g, "+"),
   shape(config, options) {
     const namespace = options.namespace ?? config.namespace;
     const headers: Record<string, string> = namespace ? { "X-Keep-Namespace": namespace } : {};

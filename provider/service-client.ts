@@ -39,18 +39,23 @@ export interface Profile<Options extends CallOptions, Extra> {
   isFinal?: (error: AxiosError) => boolean;
   /** What one call adds: its query, headers and timeout. */
   shape?(config: ServiceConfig, options: Options): RequestShape;
+  /** How a query's keys and values are encoded, when not as a form (`URLSearchParams`) does. */
+  encode?: (text: string) => string;
   /** A row's payload as it goes on the wire (inside an envelope). */
   payload?(body: unknown): unknown;
   /** A row's answer: its body, and what the profile reads beside it. */
   answer(data: unknown, headers: RawAxiosResponseHeaders | AxiosResponseHeaders): { body: unknown; extra: Extra };
 }
 
-/** `a=1&page%5Bsize%5D=2&consistent`: every reserved character encoded, brackets included. */
-export function queryString(query: Query | undefined): string {
+/** A query component as a form encodes it (`URLSearchParams`): brackets and `:` encoded, a space as `+`. */
+const formEncoded = (text: string) => new URLSearchParams({ t: text }).toString().slice(2);
+
+/** `?a=1&page%5Bsize%5D=2&consistent`: each key and value by `encode`; entries whose value is `true` bare, undefined ones left out. */
+export function queryString(query: Query | undefined, encode: (text: string) => string = formEncoded): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
-    parts.push(value === true ? encodeURIComponent(key) : new URLSearchParams({ [key]: value }).toString());
+    parts.push(value === true ? encode(key) : `${encode(key)}=${encode(value)}`);
   }
   return parts.length ? `?${parts.join("&")}` : "";
 }
@@ -76,7 +81,7 @@ export class ServiceClient<Options extends CallOptions, Extra> {
     const shape = this.profile.shape?.(this.config, options) ?? {};
     return this.http.request<T>({
       method,
-      url: `${path}${queryString(shape.query ?? options.query)}`,
+      url: `${path}${queryString(shape.query ?? options.query, this.profile.encode)}`,
       data: body,
       headers: shape.headers,
       ...(shape.timeoutMs !== undefined ? { timeout: shape.timeoutMs } : {}),

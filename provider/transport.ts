@@ -2,8 +2,8 @@
  * How a client's requests reach the wire. axios' own http adapter does, for every request, work
  * our requests never need: it looks up proxies in the environment, wraps the socket for redirects
  * and decompression, and pipes bodies through streams. On a provider host that is most of the
- * CPU time of an operation. A plain request (a JSON or empty body, a relative path, no query, no
- * stream, no cancellation) is sent here instead as one `http.request` on the client's keep-alive
+ * CPU time of an operation. A plain request (a JSON or empty body, a relative path with its query
+ * in it, no `params`, no stream, no cancellation) is sent here instead as one `http.request` on the client's keep-alive
  * agent; everything else, and every request when a proxy is configured, goes to axios' adapter.
  *
  * The request and its outcome are those of axios' adapter: the same headers (without
