@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../../provider/errors";
 import { configurationVersions, JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
-import { JsonApiResource, relatedId } from "../../provider/workspaces-client";
+import { JsonApiResource, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
@@ -162,9 +162,7 @@ export const getConfigurationVersion = family.define<GetConfigurationVersionArgs
   name: "getConfigurationVersion",
   about: aboutVersion,
   async run(args, ctx) {
-    const params = { id: args.configurationVersionId };
-    const found = await ctx.workspaces().send(configurationVersions.read, { params, options: { query: { include: "ingress-attributes" } } });
-    if (!found) throw notFound(args.configurationVersionId);
+    const found = await readVersion(ctx.workspaces(), args.configurationVersionId, { include: "ingress-attributes" });
     const info = versionInfoOf(found.body);
     const ingress = found.included.find((r) => r.type === "ingress-attributes" && r.id === info.ingressAttributesId);
     return { ...info, ingressAttributes: ingress ? ingressAttributesOf(ingress) : null };
@@ -180,7 +178,7 @@ export const getIngressAttributes = family.define<GetConfigurationVersionArgs, I
     const params = { id: args.configurationVersionId };
     const found = await client.send(configurationVersions.ingressAttributes, { params });
     if (found) return ingressAttributesOf(found.body);
-    if (!(await client.send(configurationVersions.read, { params }))) throw notFound(args.configurationVersionId);
+    await readVersion(client, args.configurationVersionId);
     return undefined;
   },
 });
@@ -202,9 +200,7 @@ export const downloadConfigurationVersion = family.define<DownloadConfigurationV
   async run(args, ctx) {
     const client = ctx.workspaces();
     const params = { id: args.configurationVersionId };
-    const found = await client.send(configurationVersions.read, { params });
-    if (!found) throw notFound(args.configurationVersionId);
-    const { status } = configurationVersionComputed(found.body);
+    const { status } = configurationVersionComputed((await readVersion(client, params.id)).body);
     if (status !== "uploaded") {
       throw new Error(
         `configuration version ${args.configurationVersionId} is ${status}: only uploaded versions can be downloaded` +
@@ -217,6 +213,9 @@ export const downloadConfigurationVersion = family.define<DownloadConfigurationV
   },
 });
 
-function notFound(id: string): ApiError {
-  return new ApiError("workspaces", "GET", `/api/v2${route("/configuration-versions/{id}", { id })}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
+/** A configuration version, or the 404 that says it does not exist. */
+async function readVersion(client: WorkspacesClient, id: string, query?: Record<string, string>) {
+  const found = await client.send(configurationVersions.read, { params: { id }, options: { query } });
+  if (found) return found;
+  throw new ApiError("workspaces", "GET", `/api/v2${route("/configuration-versions/{id}", { id })}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
 }
