@@ -11,6 +11,9 @@
  * - hostCpuMsPerOperation: CPU time of the provider host process (user + system, from the kernel's
  *   accounting of that process) per gRPC operation (Check, Create, Delete) during the applyRatio
  *   measurement, best round;
+ * - hostCpuOverBare, bareHostCpuMsPerOperation, bareApplyRatio: the same run by a bare provider (the
+ *   same requests with `http.request`, nothing else) in its own host: the floor the host itself sets,
+ *   and how far above it the package is;
  * - programApplyRatio: the same, but running a Pulumi program through the whole harness (the SDK's
  *   runtime registering each resource, then the host): what a user's `up` + `destroy` costs here;
  * - upload: streaming upload of a configuration version (peak RSS growth, throughput next to
@@ -25,6 +28,7 @@ import { ProviderHost } from "../harness/provider-host";
 import { resolveServiceConfig } from "../provider/config";
 import { KeepClient } from "../provider/keep-client";
 import { keep } from "../index";
+import { bareProviderText } from "./bare-provider";
 
 const exampleDir = path.join(__dirname, "..", "..", "examples", "quickstart");
 const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
@@ -108,16 +112,22 @@ async function measureProgramApplyRatio(emu: KeepEmulator, count: number, parall
   return { policies: count, parallel, programSeconds: provider, directSeconds: direct, ratio: provider / direct };
 }
 
-/** N policies created (Check, Create) and destroyed (Delete) through the host, as the engine calls it. */
+/**
+ * N policies created (Check, Create) and destroyed (Delete) through the host, as the engine calls it,
+ * by the package's provider and by the bare provider (the floor: the same requests, nothing else),
+ * each in its own host, alternating round by round; and the same HTTP calls made directly.
+ */
 async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel: number, rounds: number, providerText: string) {
   const names = Array.from({ length: count }, (_, i) => `bench-${i}`);
   const config = { "keep:address": emu.url, "keep:token": emu.rootToken };
-  const host = await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" });
-  await host.configure(config);
   const client = new KeepClient(resolveServiceConfig("keep", (k) => (config as Record<string, string>)[k], {}));
   const urn = (name: string) => `urn:pulumi:bench::keepstack-bench::pulumi-nodejs:dynamic/keep:AclPolicy::${name}`;
-  const props = (name: string) => ({ name, policy: POLICY, __provider: providerText });
-  const throughHost = async () => {
+  const hosts = {
+    ours: { text: providerText, host: await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), seconds: Infinity, cpuMs: Infinity },
+    bare: { text: bareProviderText(emu.url, emu.rootToken), host: await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), seconds: Infinity, cpuMs: Infinity },
+  };
+  const throughHost = async ({ host, text }: { host: ProviderHost; text: string }) => {
+    const props = (name: string) => ({ name, policy: POLICY, __provider: text });
     await pool(names, parallel, async (n) => {
       const checked = await host.check(urn(n), {}, props(n));
       await host.create(urn(n), checked.inputs);
@@ -130,36 +140,41 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
   };
   // Check and Create per policy, then Delete.
   const operations = 3 * count;
-  let hostSeconds = Infinity;
   let directSeconds = Infinity;
-  let hostCpuMs = Infinity;
   try {
+    for (const path of Object.values(hosts)) await path.host.configure(config);
     for (let round = 0; round < rounds + 2; round++) {
-      // The first two rounds warm both paths (JIT, connections) and are not counted.
-      let start = process.hrtime.bigint();
-      const cpuBefore = host.cpuTimeMs();
-      await throughHost();
-      const cpuUsed = host.cpuTimeMs() - cpuBefore;
-      if (round >= 2) {
-        hostSeconds = Math.min(hostSeconds, seconds(start));
-        hostCpuMs = Math.min(hostCpuMs, cpuUsed);
+      // The first two rounds warm every path (JIT, connections) and are not counted.
+      for (const path of Object.values(hosts)) {
+        const start = process.hrtime.bigint();
+        const cpuBefore = path.host.cpuTimeMs();
+        await throughHost(path);
+        const cpuUsed = path.host.cpuTimeMs() - cpuBefore;
+        if (round >= 2) {
+          path.seconds = Math.min(path.seconds, seconds(start));
+          path.cpuMs = Math.min(path.cpuMs, cpuUsed);
+        }
       }
-      start = process.hrtime.bigint();
+      const start = process.hrtime.bigint();
       await direct();
       if (round >= 2) directSeconds = Math.min(directSeconds, seconds(start));
     }
   } finally {
-    await host.close();
+    for (const path of Object.values(hosts)) await path.host.close();
   }
   return {
     policies: count,
     parallel,
-    hostSeconds,
+    hostSeconds: hosts.ours.seconds,
     directSeconds,
-    ratio: hostSeconds / directSeconds,
+    ratio: hosts.ours.seconds / directSeconds,
     operations,
-    hostCpuMs,
-    hostCpuMsPerOperation: hostCpuMs / operations,
+    hostCpuMs: hosts.ours.cpuMs,
+    hostCpuMsPerOperation: hosts.ours.cpuMs / operations,
+    bareHostSeconds: hosts.bare.seconds,
+    bareApplyRatio: hosts.bare.seconds / directSeconds,
+    bareHostCpuMsPerOperation: hosts.bare.cpuMs / operations,
+    hostCpuOverBare: hosts.ours.cpuMs / hosts.bare.cpuMs,
   };
 }
 
@@ -186,6 +201,9 @@ async function main(): Promise<void> {
     Object.assign(result, {
       applyRatio: apply.ratio,
       hostCpuMsPerOperation: apply.hostCpuMsPerOperation,
+      bareApplyRatio: apply.bareApplyRatio,
+      bareHostCpuMsPerOperation: apply.bareHostCpuMsPerOperation,
+      hostCpuOverBare: apply.hostCpuOverBare,
       apply,
       programApplyRatio: program.ratio,
       programApply: program,
@@ -214,6 +232,9 @@ async function main(): Promise<void> {
     requests: Record<string, number>;
     applyRatio: number;
     hostCpuMsPerOperation: number;
+    bareApplyRatio: number;
+    bareHostCpuMsPerOperation: number;
+    hostCpuOverBare: number;
     apply: { policies: number; parallel: number; hostSeconds: number; directSeconds: number; operations: number; hostCpuMs: number };
     programApplyRatio: number;
     programApply: { programSeconds: number; directSeconds: number };
@@ -225,6 +246,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `hostCpuMsPerOperation ${r.hostCpuMsPerOperation.toFixed(3)} ms of provider host CPU per gRPC operation (${r.apply.hostCpuMs.toFixed(0)} ms for ${r.apply.operations} Check, Create and Delete calls, best round)`,
+  );
+  console.log(
+    `hostCpuOverBare    ${r.hostCpuOverBare.toFixed(2)} (the bare provider, the same requests with nothing else, through the same host: ${r.bareHostCpuMsPerOperation.toFixed(3)} ms of CPU per operation, bareApplyRatio ${r.bareApplyRatio.toFixed(2)})`,
   );
   console.log(
     `programApplyRatio  ${r.programApplyRatio.toFixed(2)} (the same through a Pulumi program and the whole harness: ${r.programApply.programSeconds.toFixed(3)} s vs ${r.programApply.directSeconds.toFixed(3)} s)`,
