@@ -212,6 +212,9 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
     // Error bodies are parsed by us; success bodies are JSON or empty.
     transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
   });
+  // axios keeps a bucket of headers per method and deep-merges them into every request; ours are the
+  // same for every method, so one flat set (axios' default Accept and ours) sends the same headers for less work.
+  client.defaults.headers = { Accept: client.defaults.headers.common.Accept, ...options.headers } as unknown as typeof client.defaults.headers;
   axiosRetry(client, {
     // The budgets (and a call's own policy) are enforced by shouldRetry; this bound never binds first.
     retries: Number.MAX_SAFE_INTEGER,
