@@ -7,6 +7,7 @@
 import { adviceFor } from "../provider/advice";
 import { ConfigLookup, SETTINGS } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
+import { namespaces } from "../provider/contracts/keep";
 import { ApiError } from "../provider/errors";
 import { keepId } from "../provider/keep-object";
 import { isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
@@ -83,7 +84,8 @@ export async function listNamespaces(ctx: OperationContext, base: string, limit:
       // A service without namespaces answers 404 or 405: the base alone.
       const keys = await ctx
         .keep()
-        .list("sys/namespaces", { namespace: ns })
+        .send(namespaces.list, { options: { namespace: ns } })
+        .then((answer) => answer?.body ?? [])
         .catch((e: unknown) => {
           if (meansNone(e)) return [];
           throw e;

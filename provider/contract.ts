@@ -31,6 +31,8 @@ export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotF
    * an attempt may have acted, since the repetition would be refused or act twice.
    */
   readonly once: boolean;
+  /** Query parameters every request of the row carries (a LIST is `GET ?list=true`). */
+  readonly query?: Readonly<Record<string, string>>;
 }
 
 const noAnswer = z.unknown().transform(() => undefined);
@@ -57,7 +59,7 @@ export const listOf = <Item extends z.ZodType>(item: Item) => z.array(item).null
 /** One row: `"<METHOD> <path template>"`, then the schemas. Without `answer` the body is not read. */
 export function endpoint<Body = never, Answer = void, Missing extends NotFound = "error">(
   line: `${Method} ${string}`,
-  parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing; once?: boolean } = {},
+  parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing; once?: boolean; query?: Record<string, string> } = {},
 ): Endpoint<Body, Answer, Missing> {
   const [method, path] = line.split(" ") as [Method, string];
   return {
@@ -67,6 +69,7 @@ export function endpoint<Body = never, Answer = void, Missing extends NotFound =
     answer: (parts.answer ?? noAnswer) as z.ZodType<Answer>,
     notFound: (parts.notFound ?? "error") as Missing,
     once: parts.once ?? false,
+    query: parts.query,
   };
 }
 

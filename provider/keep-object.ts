@@ -11,7 +11,7 @@
 import { z } from "zod";
 import type { OperationContext } from "./context";
 import { Endpoint, endpoint, fieldsOf } from "./contract";
-import { listedKeys } from "./contracts/keep";
+import { LIST, listedKeys } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
@@ -255,7 +255,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     write: endpoint(`${writeMethod} ${writePath.text}`, { answer: fieldsOf() }),
     delete: endpoint(`DELETE ${declaration.path}`, { notFound: "absent" }),
     /** LIST, sent as `GET ?list=true`; a 404 is an empty list. */
-    list: endpoint(`GET ${listPath ?? declaration.path}`, { answer: listedKeys, notFound: "absent" }),
+    list: endpoint(`GET ${listPath ?? declaration.path}`, { answer: listedKeys, notFound: "absent", query: LIST }),
   };
 
   const fields = Object.keys(declaration.inputs.shape)
@@ -389,7 +389,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
           const template = pathTemplate(listPath);
           const mount = mountDefault();
           if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];
-          const keys = ((await ctx.keep().send(rows.list, { params: { mount }, options: { query: { list: "true" } } }))?.body ?? []).filter((k) => !k.endsWith("/"));
+          const keys = ((await ctx.keep().send(rows.list, { params: { mount } }))?.body ?? []).filter((k) => !k.endsWith("/"));
           const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }, true));
           return ids.filter((id) => !spec.builtIn?.({ ...fromId(id) } as never));
         }

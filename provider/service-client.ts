@@ -71,7 +71,8 @@ export class ServiceClient<Options extends CallOptions, Extra> {
     this.http = createHttpClient({ config, basePath: profile.basePath, headers: profile.headers(config), isFinal: profile.isFinal });
     this.transport = async (row, path, body, options) => {
       const wire = body === undefined || !profile.payload ? body : profile.payload(body);
-      const response = await this.exchange(row.method, path, wire, { ...options, retry: retryOf(row, options?.retry) } as Options);
+      const query = row.query ? { ...row.query, ...options?.query } : options?.query;
+      const response = await this.exchange(row.method, path, wire, { ...options, query, retry: retryOf(row, options?.retry) } as Options);
       return profile.answer(response.data, response.headers);
     };
   }

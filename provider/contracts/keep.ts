@@ -6,6 +6,9 @@
 import { z } from "zod";
 import { endpoint, fieldsOf, listOf } from "../contract";
 
+/** The query of a LIST, which the service takes as `GET ?list=true`. */
+export const LIST = { list: "true" } as const;
+
 /** The keys of a LIST answer (sent as `GET ?list=true`): names, directories ending in `/`. */
 export const listedKeys = z.unknown().transform((body) => {
   const keys = (body as { keys?: unknown } | null)?.keys;
@@ -176,7 +179,7 @@ export const sync = {
   setAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/set", { body: association, answer: fieldsOf() }),
   removeAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/remove", { body: association }),
   /** LIST: `key_info` by destination. */
-  associations: endpoint("GET sys/sync/associations", { answer: fieldsOf(), notFound: "absent" }),
+  associations: endpoint("GET sys/sync/associations", { answer: fieldsOf(), notFound: "absent", query: LIST }),
 };
 
 /** Key-value secrets (version 2): what the object builder does not send (metadata). */
@@ -184,7 +187,12 @@ export const kv = {
   /** Deletes every version and the metadata. */
   deleteMetadata: endpoint("DELETE {mount*}/metadata/{path*}", { notFound: "absent" }),
   /** LIST of a directory: keys, directories ending in `/`. */
-  listMetadata: endpoint("GET {mount*}/metadata/{prefix*}", { answer: listedKeys, notFound: "absent" }),
+  listMetadata: endpoint("GET {mount*}/metadata/{prefix*}", { answer: listedKeys, notFound: "absent", query: LIST }),
+};
+
+/** Namespaces: LIST of the children of the namespace a request names (the `X-Keep-Namespace` header). */
+export const namespaces = {
+  list: endpoint("GET sys/namespaces", { answer: listedKeys, notFound: "absent", query: LIST }),
 };
 
 /** The transform engine's calls, wherever it is mounted (`transform` by default); bodies are one value or `batch_input`. */

@@ -62,9 +62,9 @@ test("no path is assembled by hand: values go into paths through route templates
   expect(handMade).toEqual([]);
 });
 
-test("resources send every request as a row of a contract: no client call by path", () => {
+test("resources and the commands send every request as a row of a contract: no client call by path", () => {
   const byPath: string[] = [];
-  for (const file of sourceFiles(path.join(root, "resources"))) {
+  for (const file of ["resources", "cli", "policy"].flatMap((dir) => sourceFiles(path.join(root, dir)))) {
     const text = fs.readFileSync(file, "utf8");
     // A client call is `client.read(`, `ctx.keep().write(`, `ctx.workspaces().list(` ...; rows go through `send`.
     for (const m of text.matchAll(/(?:client|\.(?:keep|workspaces|mesh)\([^)]*\))\s*\.\s*(read|write|delete|list|request|action)\(/g)) {

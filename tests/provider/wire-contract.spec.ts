@@ -12,7 +12,7 @@ import { z } from "zod";
 import { endpoint, Method, send, Transport } from "../../provider/contract";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
-import { rekey } from "../../provider/contracts/keep";
+import { kv, namespaces, rekey } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
 import { configurationVersions, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { KeepClient } from "../../provider/keep-client";
@@ -134,6 +134,14 @@ describe("the secrets service's rows", () => {
     emulator.faults.inject({ times: 1, drop: true });
     expect((await client().send(rekey.status)).body).toMatchObject({ started: false, progress: 0 });
     expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop", 200]);
+  });
+
+  test("a row's own query goes with every request of it, beside the call's: a LIST is GET ?list=true", async () => {
+    await client().write("secret/data/listed/a", { data: { k: "v" } });
+    const listed = await client().send(kv.listMetadata, { params: { mount: "secret", prefix: "listed" } });
+    expect(listed?.body).toEqual(["a"]);
+    expect((await client().send(namespaces.list, { options: { namespace: "team" } }))?.body ?? []).toEqual([]);
+    expect(emulator.log.lines().slice(1)).toEqual(["GET /v1/secret/metadata/listed?list=true", "GET /v1/sys/namespaces?list=true"]);
   });
 
   test("an answer that says it is complete is read as the completion, and checked field by field", async () => {

@@ -57,7 +57,7 @@ export const kvSecretSpec: typeof base = {
     // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
     const ids: string[] = [];
     const walk = async (prefix: string): Promise<void> => {
-      const listed = await ctx.keep().send(kv.listMetadata, { params: { mount: "secret", prefix }, options: { query: { list: "true" } } });
+      const listed = await ctx.keep().send(kv.listMetadata, { params: { mount: "secret", prefix } });
       for (const key of listed?.body ?? []) {
         if (key.endsWith("/")) await walk(`${prefix}${key}`);
         else ids.push(`secret/${prefix}${key}`);

@@ -191,7 +191,7 @@ export const associationSpec = resourceSpec({
     await keepClientOf(ctx, t).send(sync.removeAssociation, { params: t, body: { mount: t.mount, secret_name: t.secretName }, options: scopeOptions(t) });
   },
   async list(ctx) {
-    const answer = (await ctx.keep().send(sync.associations, { options: { query: { list: "true" } } }))?.body;
+    const answer = (await ctx.keep().send(sync.associations))?.body;
     const info = (answer?.key_info ?? {}) as Record<string, { mount?: string; secret_path?: string }[]>;
     return Object.entries(info).flatMap(([destination, secrets]) =>
       (secrets ?? []).map((s) => `${destination.replace(/\/$/, "")}/${String(s.mount ?? "").replace(/^\/+|\/+$/g, "")}/${s.secret_path}`),
