@@ -4,6 +4,7 @@
  * `wrap_info` beside it, lists as `GET ?list=true`.
  */
 import { ServiceConfig } from "./config";
+import { LIST } from "./contracts/keep";
 import { unlessNotFound } from "./errors";
 import { CallOptions, Profile, ServiceClient } from "./service-client";
 
@@ -82,7 +83,7 @@ export class KeepClient extends ServiceClient<KeepRequestOptions, { lease: Lease
   async list(path: string, options: KeepRequestOptions = {}): Promise<string[]> {
     const body = await this.read<{ keys?: unknown; data?: { keys?: unknown } }>(path, {
       ...options,
-      query: { ...options.query, list: "true" },
+      query: { ...options.query, ...LIST },
     });
     const keys = body?.keys ?? body?.data?.keys;
     return Array.isArray(keys) ? keys.map(String) : [];

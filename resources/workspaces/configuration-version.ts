@@ -6,7 +6,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
-import type { OperationContext } from "../../provider/context";
 import { ApiError, isNotFound, PartialCreateError } from "../../provider/errors";
 import { retryPolicyOf } from "../../provider/http";
 import { defineResource, ResourceArgs } from "../../provider/resource";
