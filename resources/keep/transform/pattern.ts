@@ -5,8 +5,8 @@
  * transformed. Formats (`encode_format`, `decode_formats`) refer to groups as `$1`, `${1}`,
  * `$name` or `${name}`, as Go's `Regexp.Expand` reads them.
  *
- * The checks run in preview (no request) and in the emulator, which matches with the compiled
- * JavaScript equivalent.
+ * The provider checks them in preview (no request): a pattern the service would refuse, and a
+ * format naming a group the pattern lacks, are refused there.
  */
 
 /** A pattern the service accepts, compiled to its JavaScript equivalent. */
@@ -119,16 +119,4 @@ export function formatRefs(format: string): GroupRef[] {
 /** References of `format` that `pattern` has no group for. */
 export function missingGroups(compiled: CompiledPattern, format: string): GroupRef[] {
   return formatRefs(format).filter((ref) => (typeof ref === "number" ? ref < 1 || ref > compiled.groups : !compiled.names.includes(ref)));
-}
-
-/**
- * Expands a format with group values (index 1 is group 1; `named` maps names to values). A
- * reference to a missing group expands to nothing, as in Go.
- */
-export function expandFormat(format: string, values: readonly (string | undefined)[], named: Record<string, string | undefined> = {}): string {
-  return format.replace(/\$(?:\$|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g, (all, braced?: string, bare?: string) => {
-    const name = braced ?? bare;
-    if (name === undefined) return "$";
-    return (/^\d+$/.test(name) ? values[Number(name)] : named[name]) ?? "";
-  });
 }
