@@ -1,9 +1,9 @@
 /**
- * Username templates of the cloud-credentials engine, checked in preview: the subset of Go's
- * text/template language the service's default template and common custom ones use. `{{ .Field }}`,
- * literals, function calls, parentheses, pipes (`x | truncate 32`), `{{ if … }}…{{ else if … }}…{{ else }}…{{ end }}`
- * and trim markers (`{{-`, `-}}`). Functions: printf, truncate, truncate_sha256, random, unix_time,
- * unix_time_millis, uuid, uppercase, lowercase, replace, sha256, base64, eq, ne, not.
+ * Username templates of the cloud-credentials engine, checked in preview. The service renders them
+ * with Go's text/template; the provider takes the subset the service's default template and common
+ * custom ones use: `{{ .Field }}`, literals, function calls, parentheses, pipes (`x | truncate 32`),
+ * `{{ if … }}…{{ else if … }}…{{ else }}…{{ end }}`, comments and trim markers (`{{-`, `-}}`). The
+ * functions are Go's own and the service's (`FUNCTIONS`).
  *
  * The service renders templates; the provider only parses them (`usernameTemplateProblem`), so a
  * template that cannot work is refused in preview, naming what is wrong.
@@ -27,7 +27,11 @@ type Operand =
 type Command = Operand[];
 type Pipe = Command[];
 
-const FUNCTIONS = new Set(["printf", "truncate", "truncate_sha256", "random", "unix_time", "unix_time_millis", "uuid", "uppercase", "lowercase", "replace", "sha256", "base64", "eq", "ne", "not"]);
+/** Go's template functions, then the ones the service adds. */
+const FUNCTIONS = new Set([
+  ...["and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf", "println", "urlquery", "eq", "ge", "gt", "le", "lt", "ne"],
+  ...["random", "truncate", "truncate_sha256", "uppercase", "lowercase", "replace", "sha256", "base64", "unix_time", "unix_time_millis", "timestamp", "uuid"],
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Lexing of one action's body.
@@ -158,7 +162,11 @@ export function usernameTemplateFields(source: string): string[] {
     // Trim markers (`{{- `, ` -}}`) trim the text around the action.
     const action = rest.slice(open + 2, close).replace(/^-(\s|$)/, "").replace(/\s-$/, "").trim();
     rest = rest.slice(close + 2);
-    if (action.startsWith("/*")) continue;
+    if (action.startsWith("/*")) {
+      // A comment is the whole action, as in Go.
+      if (!action.endsWith("*/") || action.length < 4) throw new TemplateError("comment ends before closing delimiter");
+      continue;
+    }
     const keyword = /^(if|else|end|range|with|define|template|block)\b/.exec(action)?.[1];
     if (keyword === "if") {
       checkPipe(action.slice(2));
