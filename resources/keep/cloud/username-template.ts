@@ -1,18 +1,16 @@
 /**
- * Username templates of the cloud-credentials engine, checked in preview. The service renders them
- * with Go's text/template; the provider takes the subset the service's default template and common
- * custom ones use: `{{ .Field }}`, literals, function calls, parentheses, pipes (`x | truncate 32`),
- * `{{ if … }}…{{ else if … }}…{{ else }}…{{ end }}`, comments and trim markers (`{{-`, `-}}`). The
- * functions are Go's own and the service's (`FUNCTIONS`).
- *
- * The service renders templates; the provider only parses them (`usernameTemplateProblem`), so a
- * template that cannot work is refused in preview, naming what is wrong.
+ * Username templates of the cloud-credentials engine. The service renders them with Go's
+ * text/template; the provider only checks them, in preview, so a template that cannot work is
+ * refused there, naming what is wrong (`usernameTemplateProblem`). It takes the subset the service's
+ * default template and common custom ones use: `{{ .Field }}`, literals, function calls,
+ * parentheses, pipes (`x | truncate 32`), `{{ if … }}…{{ else if … }}…{{ else }}…{{ end }}`, comments
+ * and trim markers (`{{-`, `-}}`), with Go's functions and the service's (`FUNCTIONS`).
  */
 
 /** The fields a template sees: `Type` is `IAM` or `STS`. */
-export const TEMPLATE_FIELDS = ["Type", "DisplayName", "PolicyName"] as const;
+const TEMPLATE_FIELDS = ["Type", "DisplayName", "PolicyName"] as const;
 
-export class TemplateError extends Error {
+class TemplateError extends Error {
   override readonly name = "TemplateError";
 }
 
@@ -138,7 +136,7 @@ function describeOperand(op: Operand): string {
 // The whole template.
 
 /** The `.Field` names a template reads; throws TemplateError saying what does not parse. */
-export function usernameTemplateFields(source: string): string[] {
+function usernameTemplateFields(source: string): string[] {
   const fields = new Set<string>();
   const collect = (pipe: Pipe) => {
     for (const cmd of pipe) for (const op of cmd) {
