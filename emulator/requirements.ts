@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 /** The packages the emulator loads, beyond what the package itself depends on. */
-export const EMULATOR_PACKAGES = ["fastify", "pg", "openpgp", "@peculiar/x509", "reflect-metadata", "shamir-secret-sharing"];
+export const EMULATOR_PACKAGES = ["fastify", "pg", "openpgp", "@peculiar/x509", "reflect-metadata", "shamir-secret-sharing", "js-hcl-parser"];
 
 /** The package's manifest: the nearest package.json above this file (the source and dist/ trees differ in depth). */
 function ownManifest(): { peerDependencies?: Record<string, string> } {

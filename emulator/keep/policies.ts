@@ -2,6 +2,7 @@
  * Policies routes of the secrets service emulator (`sys/policies/acl|rgp|egp`): three collections
  * of the system backend, stored per namespace under `policies/<kind>`.
  */
+import { aclPolicyRefusal } from "./acl-documents";
 import { addCollection } from "./collection";
 import { readEnum, readString, readStringList } from "./fields";
 import { badRequest } from "./replies";
@@ -129,6 +130,10 @@ export function registerPolicyRoutes(router: KeepRouter): void {
       },
       parse: (body, { name }) => {
         const stored: StoredPolicy = { name, policy: decodePolicyText(readString(body, "policy", { required: true })) };
+        if (kind === "acl") {
+          const refusal = aclPolicyRefusal(stored.policy);
+          if (refusal) throw badRequest(refusal);
+        }
         if (kind !== "acl") stored.enforcement_level = readEnum(body, "enforcement_level", ENFORCEMENT_LEVELS, { required: true });
         if (kind === "egp") {
           const paths = readStringList(body, "paths");

@@ -2,13 +2,22 @@
 import { z } from "zod";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
+import { isUnknown } from "../../../provider/unknowns";
+import { aclDocumentProblem } from "./acl-document";
 import { normalizePolicyText, policyName, policyText } from "./policy-common";
 
 const inputs = z.object({
   /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
   name: policyName,
-  /** Policy document (HCL or JSON), plain or base64-encoded. */
-  policy: policyText,
+  /**
+   * Policy document (HCL or JSON), plain or base64-encoded. Read in preview as the service reads it:
+   * a document it would refuse is refused with its line and rule.
+   */
+  policy: policyText.superRefine((text, ctx) => {
+    if (isUnknown(text)) return;
+    const problem = aclDocumentProblem(text);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
 });
 
 export const aclPolicySpec = keepObject({
