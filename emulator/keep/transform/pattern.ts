@@ -57,7 +57,24 @@ const CHARACTER_ESCAPES: Record<string, string> = { a: "\\x07", f: "\\f", t: "\\
 /** Characters with a meaning in a JavaScript pattern (with the `u` flag, only these may be escaped). */
 const JS_SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);
 
-const FLAGS_RE2_TAKES = new Set(["i", "m", "s", "U"]);
+/** RE2's flags: case folding, multi-line `^`/`$`, `.` matching `\n`, ungreedy repetitions. */
+interface Mode {
+  i: boolean;
+  m: boolean;
+  s: boolean;
+  U: boolean;
+}
+
+/** The general categories Go's `\p{...}` knows (any other name is a script, or refused). */
+const GENERAL_CATEGORIES = /^(Any|C[cfos]?|L[Cl-mo-u]?|L[ltu]|M[cen]?|N[dlo]?|P[cdefios]?|S[ckmo]?|Z[lps]?)$/;
+
+/** The characters a class's contents leave out, as class contents (with the `u` flag). */
+function complementOf(inside: string): string {
+  const members = new RegExp(`[${inside}]`, "u");
+  let out = "";
+  for (let code = 0; code < 0x80; code++) if (!members.test(String.fromCharCode(code))) out += hex(code);
+  return `${out}\\u0080-\\u{10ffff}`;
+}
 
 /** A literal character as JavaScript pattern text, inside or outside a class. */
 function literal(c: string, inClass: boolean): string {
@@ -76,19 +93,32 @@ class Translator {
   private readonly names = new Map<string, number>();
   private flags = new Set(["d"]);
   /** What a repetition operator here would repeat: an atom, nothing, or another repetition. */
-  private before: "atom" | "nothing" | "repetition" = "nothing";
+  private before: "atom" | "nothing" | "repetition" | "repeated" = "nothing";
+  /** Where the last operand starts in `out`, and where each open group does. */
+  private operandStart = 0;
+  private readonly groupStarts: number[] = [];
+  /** RE2's flags where the translator stands; a group restores its opener's flags when it closes. */
+  private mode: Mode = { i: false, m: false, s: false, U: false };
+  private readonly outer: Mode[] = [];
 
   constructor(private readonly source: string) {}
 
   translate(): GoPattern {
-    this.leadingFlags();
     let depth = 0;
     while (this.at < this.source.length) {
       const c = this.source[this.at];
       if (c === "(") {
-        this.openGroup();
-        depth++;
-        this.before = "nothing";
+        this.outer.push({ ...this.mode });
+        const start = this.out.length;
+        if (this.openGroup()) {
+          depth++;
+          this.groupStarts.push(start);
+          this.before = "nothing";
+        } else {
+          // `(?flags)` changes no operand: a repetition after it repeats what came before, even a repetition.
+          this.outer.pop();
+          if (this.before === "repetition") this.before = "repeated";
+        }
         continue;
       }
       if (c === "|") {
@@ -114,22 +144,31 @@ class Translator {
       if (c === ")") {
         if (depth === 0) this.fail("unexpected )");
         depth--;
+        this.mode = this.outer.pop()!;
         this.out += ")";
         this.at++;
-      } else if (c === "\\") this.out += this.escape(false);
+        this.operandStart = this.groupStarts.pop()!;
+        this.before = "atom";
+        continue;
+      }
+      this.operandStart = this.out.length;
+      if (c === "\\") this.out += this.escape(false);
       else if (c === "[") this.out += this.characterClass();
       else if (c === "." || c === "^" || c === "$") {
-        this.out += c;
+        // Written out, so each part of the pattern keeps the flags in force where it stands.
+        // Assertions sit in a group: RE2 lets them be repeated (`^+`), JavaScript only a group of them.
+        if (c === ".") this.out += this.mode.s ? "[\\s\\S]" : "[^\\n]";
+        else if (c === "^") this.out += this.mode.m ? "(?:(?<![^\\n]))" : "(?:(?<![\\s\\S]))";
+        else this.out += this.mode.m ? "(?:(?![^\\n]))" : "(?:(?![\\s\\S]))";
         this.at++;
       } else {
         // Braces that start no repetition, and a stray `]` or `}`, are literals in RE2.
-        this.out += literal(c, false);
-        this.at++;
+        this.out += this.folded(c, false);
+        this.at += c.length;
       }
       this.before = "atom";
     }
     if (depth > 0) this.fail("missing closing )");
-    if (this.flags.has("U")) this.fail("the ungreedy flag U is not supported by the emulator");
     let regex: RegExp;
     try {
       regex = new RegExp(this.out, [...this.flags].join(""));
@@ -143,37 +182,48 @@ class Translator {
     throw new PatternSyntaxError(message);
   }
 
-  /** `(?i)` at the very start applies to the whole pattern, which JavaScript can express as flags. */
-  private leadingFlags(): void {
-    const m = /^\(\?([a-zA-Z]+)\)/.exec(this.source);
-    if (!m) return;
-    for (const flag of m[1]) {
-      if (!FLAGS_RE2_TAKES.has(flag)) this.fail(`invalid or unsupported Perl syntax: (?${m[1]})`);
-      this.flags.add(flag);
-    }
-    this.at = m[0].length;
+  /** A literal, matching either case where `i` is in force (RE2's simple case folding). */
+  private folded(c: string, inClass: boolean): string {
+    const variants = this.mode.i ? [...new Set([c, c.toLowerCase(), c.toUpperCase()])].filter((v) => [...v].length === 1) : [c];
+    if (variants.length === 1) return literal(c, inClass);
+    const inside = variants.map((v) => literal(v, true)).join("");
+    return inClass ? inside : `[${inside}]`;
   }
 
   /** A repetition operator (`*`, `+`, `?`, `{n,m}`) and its lazy `?`. */
   private repeat(operator: string): void {
     if (this.before === "repetition") this.fail(`invalid nested repetition operator: ${operator}`);
     if (this.before === "nothing") this.fail(`missing argument to repetition operator: ${operator}`);
+    if (this.before === "repeated") this.out = `${this.out.slice(0, this.operandStart)}(?:${this.out.slice(this.operandStart)})`;
     this.out += operator;
     this.at += operator.length;
-    if (this.source[this.at] === "?") {
-      this.out += "?";
-      this.at++;
-    }
+    let lazy = this.source[this.at] === "?";
+    if (lazy) this.at++;
+    // Under `U` the two forms swap: `a+` is lazy and `a+?` greedy.
+    if (this.mode.U) lazy = !lazy;
+    if (lazy) this.out += "?";
     this.before = "repetition";
   }
 
-  private openGroup(): void {
+  /** Opens a group at `(`, or applies `(?flags)` to the rest of the current one; false when no group opened. */
+  private openGroup(): boolean {
     const rest = this.source.slice(this.at);
     if (!rest.startsWith("(?")) {
       this.groups++;
       this.out += "(";
       this.at++;
-      return;
+      return true;
+    }
+    const flagged = /^\(\?([imsU]*)(?:(-)([imsU]*))?([:)])/.exec(rest);
+    if (flagged && !(flagged[2] && flagged[3] === "")) {
+      const mode = { ...this.mode };
+      for (const f of flagged[1]) mode[f as keyof Mode] = true;
+      for (const f of flagged[3] ?? "") mode[f as keyof Mode] = false;
+      this.at += flagged[0].length;
+      this.mode = mode;
+      if (flagged[4] === ")") return false;
+      this.out += "(?:";
+      return true;
     }
     const named = /^\(\?P?<([^>]*)>/.exec(rest);
     if (named) {
@@ -183,16 +233,9 @@ class Translator {
       this.names.set(name, ++this.groups);
       this.out += "(";
       this.at += named[0].length;
-      return;
-    }
-    if (rest.startsWith("(?:")) {
-      this.out += "(?:";
-      this.at += 3;
-      return;
+      return true;
     }
     if (/^\(\?(=|!|<=|<!)/.test(rest)) this.fail(`invalid or unsupported Perl syntax: lookaround ${rest.slice(0, 4)}`);
-    const flagged = /^\(\?-?[a-zA-Z]+(-[a-zA-Z]*)?[:)]/.exec(rest);
-    if (flagged) this.fail(`flags inside the pattern (${flagged[0]}) are not supported by the emulator: put them at the start`);
     this.fail(`invalid or unsupported Perl syntax: ${rest.slice(0, 3)}`);
   }
 
@@ -201,18 +244,21 @@ class Translator {
     const next = this.source[this.at + 1];
     if (next === undefined) this.fail("trailing backslash at end of expression");
     this.at += 2;
-    if (/[1-9]/.test(next)) this.fail(`invalid escape sequence: \\${next} (RE2 has no backreferences)`);
-    if (next === "0") {
+    // `\1` alone would be a backreference, which RE2 has not; followed by an octal digit it is an octal escape, like `\0`.
+    if (/[1-7]/.test(next) && !/[0-7]/.test(this.source[this.at] ?? "")) this.fail(`invalid escape sequence: \\${next} (RE2 has no backreferences)`);
+    if (/[89]/.test(next)) this.fail(`invalid escape sequence: \\${next}`);
+    if (/[0-7]/.test(next)) {
       const digits = /^[0-7]{0,2}/.exec(this.source.slice(this.at))![0];
       this.at += digits.length;
-      return hex(parseInt(`0${digits}`, 8));
+      return hex(parseInt(`${next}${digits}`, 8));
     }
     if (next in CHARACTER_ESCAPES) return CHARACTER_ESCAPES[next];
     if (next in PERL_CLASSES) {
       const perl = PERL_CLASSES[next];
       if (inClass) {
-        if (perl.negated) this.fail(`a negated class \\${next} inside brackets is not supported by the emulator`);
-        return perl.inside;
+        if (!perl.negated) return perl.inside;
+        this.flags.add("u");
+        return complementOf(perl.inside);
       }
       return `[${perl.negated ? "^" : ""}${perl.inside}]`;
     }
@@ -235,11 +281,13 @@ class Translator {
       this.at += (braced ?? single)![0].length;
       this.flags.add("u");
       const negated = (next === "P") !== Boolean(braced?.[0].startsWith("{^"));
-      return `\\${negated ? "P" : "p"}{${name}}`;
+      // Go takes general categories and script names alike; JavaScript names a script as such.
+      const property = GENERAL_CATEGORIES.test(name) ? name : `Script=${name}`;
+      return `\\${negated ? "P" : "p"}{${property}}`;
     }
-    if (!inClass && (next === "b" || next === "B")) return `\\${next}`;
-    if (!inClass && next === "A") return "(?<![\\s\\S])";
-    if (!inClass && next === "z") return "$(?![\\s\\S])";
+    if (!inClass && (next === "b" || next === "B")) return `(?:\\${next})`;
+    if (!inClass && next === "A") return "(?:(?<![\\s\\S]))";
+    if (!inClass && next === "z") return "(?:(?![\\s\\S]))";
     if (!inClass && next === "Q") {
       const end = this.source.indexOf("\\E", this.at);
       const quoted = this.source.slice(this.at, end < 0 ? undefined : end);
@@ -247,7 +295,7 @@ class Translator {
       return [...quoted].map((c) => literal(c, false)).join("");
     }
     // RE2 lets any punctuation be escaped to stand for itself; letters and digits it does not know are errors.
-    if (/[A-Za-z0-9]/.test(next)) this.fail(`invalid escape sequence: \\${next}`);
+    if (!/^[!-/:-@[-`{-~]$/.test(next)) this.fail(`invalid escape sequence: \\${next}`);
     return literal(next, inClass);
   }
 
@@ -273,8 +321,8 @@ class Translator {
         if (posix) {
           const inside = POSIX_CLASSES[posix[2]];
           if (!inside) this.fail(`invalid character class range: ${posix[0]}`);
-          if (posix[1]) this.fail(`negated POSIX class ${posix[0]} is not supported by the emulator`);
-          text += inside;
+          if (posix[1]) this.flags.add("u");
+          text += posix[1] ? complementOf(inside) : inside;
           this.at += posix[0].length;
           continue;
         }
@@ -288,7 +336,7 @@ class Translator {
         this.at++;
         continue;
       }
-      text += literal(c, true);
+      text += this.folded(c, true);
       this.at += c.length;
     }
     if (text === "[" || text === "[^") this.fail("missing closing ]");

@@ -189,7 +189,7 @@ describe("keep.transform rules, refused in preview", () => {
 
   test("a template's pattern must be of the service's dialect with a group; formats name existing groups", async () => {
     const template = (extra: Record<string, unknown>) => () => new keep.transform.Template("t", { name: "t", pattern: "(\\d+)", ...extra });
-    expect(await previewError(template({ pattern: "(?<=x)(\\d+)" }))).toMatch(/pattern: is not a regular expression of the service's dialect: lookaround/);
+    expect(await previewError(template({ pattern: "(?<=x)(\\d+)" }))).toMatch(/pattern: is not a regular expression of the service's dialect: invalid named capture: `\(\?<=x\)\(\\d\+\)` \(the service's regular expressions have no lookahead or lookbehind\)/);
     expect(await previewError(template({ pattern: "(a)\\1" }))).toMatch(/pattern: .*backreference/);
     expect(await previewError(template({ pattern: "\\d+" }))).toMatch(/pattern: must have at least one capture group/);
     expect(await previewError(template({ encodeFormat: "$1-$2" }))).toMatch(/encodeFormat: refers to \$2, which the pattern has no group for/);
