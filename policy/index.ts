@@ -24,6 +24,7 @@ import type {
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { AnySpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { AclDocument, AclDocumentError, AclPathRule, parseAclDocument } from "../resources/keep/policies/acl-document";
 import { referenceableSecretInputs } from "./secret-inputs";
 import { allSpecs } from "../resources/registry";
 
@@ -37,6 +38,8 @@ export const POLICY_NAMES = {
   skipTlsVerify: "keepstack-no-skip-tls-verify",
   workspaceAutoApply: "keepstack-workspace-auto-apply-allowed",
   acknowledgedOperations: "keepstack-acknowledged-operations-allowed-stacks",
+  aclSudoOnSys: "keepstack-acl-no-sudo-on-sys",
+  aclGrantOnEverything: "keepstack-acl-no-grant-on-everything",
 } as const;
 
 export type PolicyName = (typeof POLICY_NAMES)[keyof typeof POLICY_NAMES];
@@ -61,6 +64,8 @@ export interface KeepstackPolicyOptions {
    * provider host shares.
    */
   stackConfig?: StackConfigSource;
+  /** ACL policies that may grant `sudo` under `sys/`: names or patterns with `*`. Default: none. */
+  aclSudoOnSys?: { allowedPolicies?: string[] };
 }
 
 const specByToken = new Map<string, AnySpec>(allSpecs.map((s) => [tokenOf(s), s]));
@@ -107,6 +112,35 @@ function skipTlsSettings(config: Record<string, string | undefined>, env: NodeJS
   for (const [key, value] of Object.entries(config)) if (/^(keep|workspaces|mesh)(-[a-z][a-z0-9-]*)?:skipTlsVerify$/.test(key) && truthy(value)) found.push(key);
   for (const [name, value] of Object.entries(env)) if (/^(KEEP|WORKSPACES|MESH)(_[A-Z0-9_]+)?_SKIP_VERIFY$/.test(name) && truthy(value)) found.push(name);
   return found.sort();
+}
+
+/**
+ * The parsed document of an ACL policy resource, or undefined where there is none to read: another
+ * type, a document not known yet (preview), or one the service would refuse (preview refuses it).
+ */
+export function aclDocumentOf(args: { type: string; props: Record<string, unknown> }): AclDocument | undefined {
+  if (shortTypeOf(args.type) !== "keep:AclPolicy" || typeof args.props.policy !== "string") return undefined;
+  try {
+    return parseAclDocument(args.props.policy);
+  } catch (e) {
+    if (e instanceof AclDocumentError) return undefined;
+    throw e;
+  }
+}
+
+/** Whether a path rule can match a request path under `prefix` (a prefix rule, `+` segments and all). */
+export function ruleReaches(rule: AclPathRule, prefix: string): boolean {
+  const stored = rule.isPrefix ? rule.path.slice(0, -1) : rule.path;
+  if (rule.isPrefix && prefix.startsWith(stored)) return true;
+  const segments = stored.split("/");
+  const wanted = prefix.split("/").filter((s) => s !== "");
+  return wanted.every((w, i) => {
+    const segment = segments[i];
+    if (segment === undefined) return false;
+    if (segment === "+") return true;
+    const last = i === segments.length - 1;
+    return segment === w || (last && rule.path.endsWith("*") && w.startsWith(segment.replace(/\*$/, "")));
+  });
 }
 
 /** Every rule, with the options' settings. */
@@ -199,8 +233,45 @@ export function keepstackPolicies(options: KeepstackPolicyOptions = {}): Keepsta
     },
   };
 
-  return [egpWildcard, exportableTokenization, secretsByReference, skipTlsVerify, workspaceAutoApply, acknowledgedOperations];
+  const aclSudoOnSys: ResourceValidationPolicy = {
+    name: POLICY_NAMES.aclSudoOnSys,
+    description: "No ACL policy grants sudo under sys/ unless it is allowed (config allowedPolicies: names or patterns with *).",
+    enforcementLevel: level(POLICY_NAMES.aclSudoOnSys),
+    configSchema: { properties: { allowedPolicies: stringList } },
+    validateResource: (args, report) => {
+      const document = aclDocumentOf(args);
+      if (!document) return;
+      const allowed = args.getConfig<{ allowedPolicies?: string[] }>().allowedPolicies ?? options.aclSudoOnSys?.allowedPolicies ?? [];
+      const name = String(args.props.name);
+      if (matchesPattern(name, allowed)) return;
+      for (const rule of document.paths) {
+        if (rule.capabilities.includes("sudo") && ruleReaches(rule, "sys/")) {
+          report(`ACL policy "${name}" grants sudo on path "${rule.path}" (line ${rule.line}), which reaches sys/: allowed only for ${allowed.length ? allowed.join(", ") : "no policy"}`);
+        }
+      }
+    },
+  };
+
+  const aclGrantOnEverything: ResourceValidationPolicy = {
+    name: POLICY_NAMES.aclGrantOnEverything,
+    description: 'No ACL policy grants anything on every path ("*", or "+/*" and the like).',
+    enforcementLevel: level(POLICY_NAMES.aclGrantOnEverything),
+    validateResource: (args, report) => {
+      const document = aclDocumentOf(args);
+      if (!document) return;
+      for (const rule of document.paths) {
+        const everything = rule.path === "*" || /^(\+\/)*\+?\/?\*$/.test(rule.path);
+        const grants = rule.capabilities.filter((c) => c !== "deny");
+        if (everything && grants.length > 0) report(`ACL policy "${args.props.name}" grants ${grants.join(", ")} on path "${rule.path}" (line ${rule.line}), which matches every path`);
+      }
+    },
+  };
+
+  return [egpWildcard, exportableTokenization, secretsByReference, skipTlsVerify, workspaceAutoApply, acknowledgedOperations, aclSudoOnSys, aclGrantOnEverything];
 }
+
+export { parseAclDocument, capabilitiesOn, AclDocumentError, CAPABILITIES } from "../resources/keep/policies/acl-document";
+export type { AclDocument, AclPathRule, Capability } from "../resources/keep/policies/acl-document";
 
 export { evaluatePolicies, policyTargetsOf } from "./evaluate";
 export type { PolicyViolation, PolicyTarget } from "./evaluate";

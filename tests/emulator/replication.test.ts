@@ -80,6 +80,15 @@ describe("replication mode table", () => {
     }
   });
 
+  test("a secondary is known to its primary from its token's issue on, connected or not, until revoked", async () => {
+    ok(await post(main, "primary/enable"));
+    const issued = await post(main, "primary/secondary-token", { id: "pending" });
+    expect(issued.status).toBe(200);
+    expect(await status(main)).toMatchObject({ known_secondaries: ["pending"], secondaries: [] });
+    ok(await post(main, "primary/revoke-secondary", { id: "pending" }));
+    expect((await status(main)).known_secondaries).toEqual([]);
+  });
+
   test("primary enable: a cluster ID and the cluster address given to secondaries", async () => {
     ok(await post(main, "primary/enable", { primary_cluster_addr: "https://main.example:8201" }));
     const s = await status(main);

@@ -31,6 +31,21 @@ describe("policy inputs are validated in preview", () => {
     expect(await failures(() => new keep.AclPolicy("p", { name: "p", policy: "  " }))).toMatch(/policy: must not be empty/);
   });
 
+  test("a policy document the service would refuse, with its line and rule; an unknown document passes", async () => {
+    const document = 'path "secret/*" {\n  capabilities = ["read"]\n}\npath "sys/*" {\n  capabilities = ["reed"]\n}';
+    expect(await failures(() => new keep.AclPolicy("p", { name: "p", policy: document }))).toMatch(
+      /policy: line 5, column 19: path "sys\/\*": invalid capability "reed" \(one of create, read, update, patch, delete, list, sudo, deny\)/,
+    );
+    expect(await failures(() => new keep.AclPolicy("p", { name: "p", policy: 'path "secret/*" { capabilities = ["read"' }))).toMatch(
+      /policy: line 1, column 41: not valid HCL: error parsing list, expected comma or list end, got: EOF/,
+    );
+    const plan = await stack.engine.preview(() => {
+      const first = new keep.AclPolicy("first", { name: "first", policy: 'path "a/*" { capabilities = ["read"] }' });
+      new keep.AclPolicy("second", { name: "second", policy: first.id.apply((id) => `path "${id}/*" { capabilities = ["read"] }`) });
+    });
+    expect(summarize(plan.steps)).toEqual({ create: 2 });
+  });
+
   test("unknown enforcement level", async () => {
     const message = await failures(
       () => new keep.RgpPolicy("p", { name: "p", policy: "main = rule { true }", enforcementLevel: "strict" as never }),

@@ -162,6 +162,8 @@ describe("pulumi-keepstack/policy", () => {
       [POLICY_NAMES.skipTlsVerify]: "mandatory",
       [POLICY_NAMES.workspaceAutoApply]: "mandatory",
       [POLICY_NAMES.acknowledgedOperations]: "mandatory",
+      [POLICY_NAMES.aclSudoOnSys]: "mandatory",
+      [POLICY_NAMES.aclGrantOnEverything]: "mandatory",
     });
   });
 
@@ -196,5 +198,35 @@ describe("pulumi-keepstack/policy", () => {
     } finally {
       await engine.close();
     }
+  });
+
+  test("no ACL policy grants sudo under sys/ unless allowed; none grants on every path", async () => {
+    const program = () => {
+      new keep.AclPolicy("ops", { name: "ops", policy: 'path "sys/mounts/*" {\n  capabilities = ["read", "sudo"]\n}' });
+      new keep.AclPolicy("admins", { name: "admins", policy: 'path "sys/*" { capabilities = ["sudo", "read"] }' });
+      new keep.AclPolicy("wild", { name: "wild", policy: 'path "+/config" { capabilities = ["sudo"] }\npath "*" { capabilities = ["read"] }' });
+      new keep.AclPolicy("fenced", { name: "fenced", policy: 'path "*" { capabilities = ["deny"] }\npath "secret/*" { capabilities = ["sudo"] }' });
+    };
+    expect(await violations(program, { policy: { aclSudoOnSys: { allowedPolicies: ["adm*"] } } })).toEqual([
+      `${POLICY_NAMES.aclSudoOnSys}: ACL policy "ops" grants sudo on path "sys/mounts/*" (line 1), which reaches sys/: allowed only for adm*`,
+      `${POLICY_NAMES.aclSudoOnSys}: ACL policy "wild" grants sudo on path "+/config" (line 1), which reaches sys/: allowed only for adm*`,
+      `${POLICY_NAMES.aclGrantOnEverything}: ACL policy "wild" grants read on path "*" (line 2), which matches every path`,
+    ]);
+  });
+
+  test("the docs' own rule runs as written: the parsed document and what it grants", async () => {
+    const page = fs.readFileSync(path.join(__dirname, "../../docs/policy.md"), "utf8");
+    const block = /A rule of your own[^]*?```ts\n([^]*?)```/.exec(page)![1];
+    const ts = await import("typescript");
+    const js = ts.transpileModule(block, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const exported: Record<string, unknown> = {};
+    const load = (name: string) => (name === "pulumi-keepstack/policy" ? require("../../policy") : require(name));
+    new Function("exports", "require", js)(exported, load);
+    const rule = exported.noDeleteOnSecrets as Parameters<typeof evaluatePolicies>[0][number];
+    const { targets } = await resourcesOf(() => {
+      new keep.AclPolicy("writers", { name: "writers", policy: 'path "secret/data/*" { capabilities = ["create", "update", "delete"] }' });
+      new keep.AclPolicy("admins", { name: "admins", policy: 'path "secret/*" { capabilities = ["delete"] }' });
+    });
+    expect((await evaluatePolicies([rule], targets)).map((v) => v.message)).toEqual(['policy "writers" may delete secret/data/app']);
   });
 });

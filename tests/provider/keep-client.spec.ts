@@ -31,13 +31,13 @@ describe("KeepClient", () => {
 
   test.each([412, 429, 500, 502, 503])("%i is retried with backoff until it succeeds", async (status) => {
     emulator.faults.inject({ times: 2, status });
-    await clientWith().write(path, { policy: "x" });
+    await clientWith().write(path, { policy: "# x" });
     expect(emulator.log.entries.map((e) => e.status)).toEqual([status, status, 204]);
   });
 
   test.each([400, 403, 404, 405])("%i is never retried", async (status) => {
     emulator.faults.inject({ times: 1, status });
-    const error = await clientWith().request("POST", path, { policy: "x" }).catch((e: unknown) => e);
+    const error = await clientWith().request("POST", path, { policy: "# x" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(status);
     expect(emulator.log.count).toBe(1);
@@ -45,21 +45,21 @@ describe("KeepClient", () => {
 
   test("a reset connection is retried", async () => {
     emulator.faults.inject({ times: 1, drop: true });
-    await clientWith().write(path, { policy: "x" });
+    await clientWith().write(path, { policy: "# x" });
     expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop", 204]);
   });
 
   test("a request that times out is retried, and the retry sees what the slow attempt did", async () => {
     // The service holds the first attempt until the client's timeout aborts it, then writes.
     emulator.faults.inject({ times: 1, holdUntilAborted: true });
-    await clientWith({ "keep:timeoutSeconds": "1" }).write(path, { policy: "slow" });
+    await clientWith({ "keep:timeoutSeconds": "1" }).write(path, { policy: "# slow" });
     expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["held", 204]);
-    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "slow" });
+    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "# slow" });
   });
 
   test("a 429's Retry-After is waited out before the retry (through the client, not the helper)", async () => {
     emulator.faults.inject({ times: 1, status: 429, headers: { "Retry-After": "1" } });
-    await clientWith().write(path, { policy: "x" });
+    await clientWith().write(path, { policy: "# x" });
     const [limited, retried] = emulator.log.entries;
     expect([limited.status, retried.status]).toEqual([429, 204]);
     // Backoff alone would retry after about 5 ms (retryBaseDelayMs); the service asked for a second.
@@ -68,35 +68,35 @@ describe("KeepClient", () => {
 
   test("a call may refuse retries (retry: false) or bring its own policy", async () => {
     emulator.faults.inject({ times: 3, status: 503 });
-    const error = (await clientWith().request("POST", path, { policy: "x" }, { retry: false }).catch((e: unknown) => e)) as ApiError;
+    const error = (await clientWith().request("POST", path, { policy: "# x" }, { retry: false }).catch((e: unknown) => e)) as ApiError;
     expect(error.status).toBe(503);
     expect(error.retries).toBe(0);
     expect(emulator.log.count).toBe(1);
 
     emulator.log.clear();
-    await expect(clientWith().request("POST", path, { policy: "x" }, { retry: { retries: 1 } }).catch((e: ApiError) => e.retries)).resolves.toBe(1);
+    await expect(clientWith().request("POST", path, { policy: "# x" }, { retry: { retries: 1 } }).catch((e: ApiError) => e.retries)).resolves.toBe(1);
     expect(emulator.log.entries.map((e) => e.status)).toEqual([503, 503]);
     // The client's own policy is untouched by a call's.
     emulator.faults.clear();
     emulator.faults.inject({ times: 2, status: 503 });
-    await clientWith().write(path, { policy: "x" });
+    await clientWith().write(path, { policy: "# x" });
   });
 
   test("the error tells whether an earlier attempt may have acted: a lost answer or a 5xx to a write, not a 429 or a refused connection", async () => {
     // The service handles the write, the answer is lost, the retry is refused: the refusal may be about the first attempt's work.
     emulator.faults.inject({ times: 1, dropAfterHandling: true });
     emulator.faults.inject({ times: 1, status: 400 });
-    const lost = (await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError;
+    const lost = (await clientWith().write(path, { policy: "# x" }).catch((e: unknown) => e)) as ApiError;
     expect(emulator.log.entries.map((e) => (e.fault === "drop" ? "drop" : e.status))).toEqual(["drop", 400]);
     expect(lost.earlierAttemptMayHaveActed).toBe(true);
 
     emulator.faults.inject({ times: 1, status: 502, match: /^POST / });
     emulator.faults.inject({ times: 1, status: 400 });
-    expect(((await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError).earlierAttemptMayHaveActed).toBe(true);
+    expect(((await clientWith().write(path, { policy: "# x" }).catch((e: unknown) => e)) as ApiError).earlierAttemptMayHaveActed).toBe(true);
 
     emulator.faults.inject({ times: 1, status: 429, headers: { "retry-after": "0" } });
     emulator.faults.inject({ times: 1, status: 400 });
-    const limited = (await clientWith().write(path, { policy: "x" }).catch((e: unknown) => e)) as ApiError;
+    const limited = (await clientWith().write(path, { policy: "# x" }).catch((e: unknown) => e)) as ApiError;
     expect(limited.earlierAttemptMayHaveActed).toBe(false);
     expect(limited.mayHaveActed).toBe(false);
 
@@ -108,17 +108,17 @@ describe("KeepClient", () => {
   test("a call that must not run twice stops at a lost answer (retryWhenMayHaveActed: false), and says it may have acted", async () => {
     emulator.faults.inject({ times: 1, dropAfterHandling: true });
     const error = (await clientWith()
-      .request("POST", path, { policy: "once" }, { retry: { retryWhenMayHaveActed: false } })
+      .request("POST", path, { policy: "# once" }, { retry: { retryWhenMayHaveActed: false } })
       .catch((e: unknown) => e)) as ApiError;
     expect(error.status).toBe(0);
     expect(error.mayHaveActed).toBe(true);
     expect(error.earlierAttemptMayHaveActed).toBe(false);
     expect(emulator.log.entries.map((e) => e.fault ?? e.status)).toEqual(["drop"]);
-    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "once" });
+    expect(emulator.getPolicy("acl", "retry-me")).toMatchObject({ policy: "# once" });
     // Answers that say the service did not act are still retried.
     emulator.log.clear();
     emulator.faults.inject({ times: 1, status: 429, headers: { "retry-after": "0" } });
-    await clientWith().request("POST", path, { policy: "x" }, { retry: { retryWhenMayHaveActed: false } });
+    await clientWith().request("POST", path, { policy: "# x" }, { retry: { retryWhenMayHaveActed: false } });
     expect(emulator.log.entries.map((e) => e.status)).toEqual([429, 204]);
   });
 
@@ -169,8 +169,8 @@ describe("KeepClient", () => {
       const refused = await clientWith({ "keep:namespace": "team-x" }).read(path).catch((e: ApiError) => e);
       expect((refused as ApiError).status).toBe(412);
       const client = clientWith({ "keep:namespace": "team-x", "keep:requestHeader": "true", "keep:maxRetries": "0" });
-      await client.write("sys/policies/acl/scoped", { policy: "x" });
-      expect(emulator.getPolicy("acl", "scoped", "team-x")?.policy).toBe("x");
+      await client.write("sys/policies/acl/scoped", { policy: "# x" });
+      expect(emulator.getPolicy("acl", "scoped", "team-x")?.policy).toBe("# x");
       expect(emulator.log.entries.at(-1)?.headers["x-keep-namespace"]).toBe("team-x");
       expect(emulator.log.entries.at(-1)?.headers["x-keep-request"]).toBe("true");
     } finally {

@@ -81,8 +81,8 @@ test("every resource class has a named Args interface with every input, each wit
 
 test("the docs are the ones written on the schemas", () => {
   // resources/keep/policies/acl.ts, on the `policy` property of its inputs.
-  expect(interfaces.get("keep.AclPolicyArgs")!.get("policy")).toBe("Policy document (HCL or JSON), plain or base64-encoded.");
-  expect(interfaces.get("keep.AclPolicyOutputs")!.get("policy")).toBe("Policy document (HCL or JSON), plain or base64-encoded.");
+  expect(interfaces.get("keep.AclPolicyArgs")!.get("policy")).toBe("Policy document (HCL or JSON), plain or base64-encoded. Read in preview as the service reads it: a document it would refuse is refused with its line and rule.");
+  expect(interfaces.get("keep.AclPolicyOutputs")!.get("policy")).toBe("Policy document (HCL or JSON), plain or base64-encoded. Read in preview as the service reads it: a document it would refuse is refused with its line and rule.");
 });
 
 test("every function's arguments are a named interface", () => {

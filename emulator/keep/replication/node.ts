@@ -469,9 +469,11 @@ export class ReplicationNode implements ClusterData {
     if (this.mode === "primary") {
       for (const secondary of this.connectedSecondaries()) secondary.catchUp();
       const links = [...this.secondaries.values()].sort((a, b) => a.secondaryId.localeCompare(b.secondaryId));
+      // A secondary is known from its token's issue on, as the service lists it, connected or not.
+      const known = new Set([...links.map((l) => l.secondaryId), ...[...this.tokens.values()].map((t) => t.secondaryId)]);
       return {
         cluster_id: this.clusterId,
-        known_secondaries: links.map((l) => l.secondaryId),
+        known_secondaries: [...known].sort(),
         last_wal: this.lastWal,
         merkle_root: merkleRoot(this),
         mode: "primary",

@@ -18,12 +18,12 @@ export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 /** Parameters of the current form (legacy `policy` and `arn` cannot be mixed with them). */
 const CURRENT = ["credentialType", "roleArns", "policyArns", "policyDocument", "iamGroups", "iamTags", "defaultStsTtl", "maxStsTtl", "userPath", "permissionsBoundaryArn"] as const;
 
+/** JSON text, as the service reads it: any JSON value it can compact ("" leaves the field empty). */
 const jsonText = (what: string) =>
   z.string().superRefine((text, ctx) => {
-    if (isUnknown(text)) return;
+    if (isUnknown(text) || text === "") return;
     try {
-      const parsed = JSON.parse(text);
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) ctx.addIssue({ code: "custom", message: `must be ${what} as a JSON object` });
+      JSON.parse(text);
     } catch (e) {
       ctx.addIssue({ code: "custom", message: `must be ${what} as JSON: ${(e as Error).message}` });
     }

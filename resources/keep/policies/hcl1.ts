@@ -250,15 +250,7 @@ class Scanner {
         c = this.next();
         if (c === "8" || c === "9") illegalOctal = true;
       }
-      if (c === "e" || c === "E") {
-        this.exponent(c);
-        return "FLOAT";
-      }
-      if (c === ".") {
-        c = this.fraction(c);
-        if (c === "e" || c === "E") this.exponent(this.next());
-        return "FLOAT";
-      }
+      if (this.floatTail(c)) return "FLOAT";
       if (illegalOctal) this.fail("illegal octal number");
       if (c !== EOF) this.unread();
       return "NUMBER";
@@ -276,18 +268,22 @@ class Scanner {
 
   private decimalTail(first: string): TokenType {
     this.mantissa(first);
-    let c = this.next();
-    if (c === "e" || c === "E") {
-      this.exponent(c);
-      return "FLOAT";
-    }
-    if (c === ".") {
-      c = this.fraction(c);
-      if (c === "e" || c === "E") this.exponent(this.next());
-      return "FLOAT";
-    }
+    const c = this.next();
+    if (this.floatTail(c)) return "FLOAT";
     if (c !== EOF) this.unread();
     return "NUMBER";
+  }
+
+  /** After a number's digits, at `c` (read): an exponent or a fraction makes it a float. */
+  private floatTail(c: string): boolean {
+    if (c === "e" || c === "E") {
+      this.exponent(c);
+      return true;
+    }
+    if (c !== ".") return false;
+    const after = this.fraction(c);
+    if (after === "e" || after === "E") this.exponent(this.next());
+    return true;
   }
 
   private mantissa(first: string): string {

@@ -54,7 +54,7 @@ export const secondaryTokenSpec = operationSpec({
     if (!status.known_secondaries.includes(values.secondaryId)) return undefined;
     return {
       computed: { token: "", accessor: "", ttlSeconds: 0, creationTime: "" },
-      message: `${clusterLabel(values.cluster)}: secondary "${values.secondaryId}" is already known to the primary (it used a token): no new token was issued; revoke it (keep.replication.RevokeSecondary) to issue another`,
+      message: `${clusterLabel(values.cluster)}: secondary "${values.secondaryId}" is already known to the primary (a token was issued for it, used or not): no new token was issued; revoke it (keep.replication.RevokeSecondary) to issue another`,
     };
   },
   async run(ctx, values) {

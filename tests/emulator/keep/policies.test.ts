@@ -58,6 +58,22 @@ describe("ACL policies", () => {
     expect(keep().getPolicy("acl", "nothing")).toBeUndefined();
   });
 
+  test("an ACL document the service cannot read is refused with its 400 and message, plain, JSON or base64, and nothing is stored", async () => {
+    const cases: [string, string][] = [
+      ['path "secret/*" { capabilities = ["reed"] }', 'failed to parse policy: path "secret/*": invalid capability "reed"'],
+      ['path "secret/*" { capabilities = ["read"', "failed to parse policy: At 1:41: error parsing list, expected comma or list end, got: EOF"],
+      ['paths "secret/*" { capabilities = ["read"] }', 'failed to parse policy: invalid key "paths"'],
+      ['path "secret/+*" { capabilities = ["read"] }', "failed to parse policy: path \"secret/+*\": invalid use of wildcards ('+*' is forbidden)"],
+      ['path "a" {\n  capabilities = ["read"]\n  capabilities = ["list"]\n}', 'failed to parse policy: The argument "capabilities" was already set. Each argument can only be defined once'],
+      ['{"path": {"secret/*": {"policy": "admin"}}}', 'failed to parse policy: path "secret/*": invalid policy "admin"'],
+      [encode('path "a" { capabilities = ["read"] control_group = {} }'), "failed to parse policy: no control group factors provided"],
+    ];
+    for (const [policy, message] of cases) {
+      expect(expectErrors(await call("POST", "/v1/sys/policies/acl/refused", { body: { policy } }), 400)).toEqual([message]);
+    }
+    expect(keep().getPolicy("acl", "refused")).toBeUndefined();
+  });
+
   test("a base64-encoded policy is decoded and stored decoded", async () => {
     const hcl = 'path "kv/*" {\n  capabilities = ["list"]\n}\n';
     expect((await call("POST", "/v1/sys/policies/acl/encoded", { body: { policy: encode(hcl) } })).status).toBe(204);
