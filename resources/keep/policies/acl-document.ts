@@ -84,7 +84,8 @@ export function parseAclDocument(text: string): AclDocument {
     items = parseHcl(storedPolicyText(text));
   } catch (e) {
     if (e instanceof HclSyntaxError) throw new AclDocumentError(e.pos, `not valid HCL: ${e.reason}`);
-    throw e;
+    // A token the parser took but cannot read (the service's parser gives up there too).
+    throw new AclDocumentError(undefined, `not valid HCL: ${(e as Error).message}`);
   }
   for (const item of items) {
     const key = item.keys[0];

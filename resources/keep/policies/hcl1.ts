@@ -127,10 +127,11 @@ class Scanner {
       this.column = 0;
     }
     if (c === "\u0000") {
-      this.fail("unexpected null character (0x00)");
+      // Both scanners read NUL as the end of input; HCL's also calls it an error, JSON's does not.
+      if (!this.json) this.fail("unexpected null character (0x00)");
       return EOF;
     }
-    if (c === "\ue123") {
+    if (c === "\ue123" && !this.json) {
       this.fail("unicode code point U+E123 reserved for internal use");
       return "\ufffd";
     }
