@@ -3,7 +3,7 @@
  * with its tsconfig into a fresh project (this package and its dependencies as installed here) and run with
  * `node --test`, as the page says.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,19 +15,33 @@ function blocks(page: string, language: string): string[] {
   return [...fs.readFileSync(path.join(root, page), "utf8").matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);
 }
 
-/** Each TypeScript major the page's setup is tested with: the package that provides it here. */
+/**
+ * Each TypeScript major the page's setup is tested with, by where its package is: this project's own
+ * TypeScript 5, and a TypeScript 6 installed once for these tests beside them (as a development
+ * dependency its `tsc` would take the place of the build's).
+ */
+const TYPESCRIPT_6 = "typescript@6.0.3";
 const TYPESCRIPTS = [
-  ["TypeScript 5", "typescript"],
-  ["TypeScript 6", "typescript-6"],
+  ["TypeScript 5", () => path.join(root, "node_modules", "typescript")],
+  ["TypeScript 6", () => typescript6],
 ] as const;
+let typescript6 = "";
+let typescript6Home = "";
+beforeAll(() => {
+  typescript6Home = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-typescript-6-"));
+  fs.writeFileSync(path.join(typescript6Home, "package.json"), "{}");
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", TYPESCRIPT_6], { cwd: typescript6Home, stdio: "pipe" });
+  typescript6 = path.join(typescript6Home, "node_modules", "typescript");
+}, 120_000);
+afterAll(() => fs.rmSync(typescript6Home, { recursive: true, force: true }));
 
 test("docs/testing.md installs a TypeScript of those majors, not the latest (7 has no compiler API for ts-node)", () => {
   const [install] = blocks("docs/testing.md", "sh");
   expect(install).toContain("'typescript@>=5 <7'");
-  for (const [, pkg] of TYPESCRIPTS) expect(require(`${pkg}/package.json`).version).toMatch(/^[56]\./);
+  for (const [, home] of TYPESCRIPTS) expect(JSON.parse(fs.readFileSync(path.join(home(), "package.json"), "utf8")).version).toMatch(/^[56]\./);
 });
 
-test.each(TYPESCRIPTS)("docs/testing.md with %s: the program type-checks with the page's tsconfig, and its test passes as written", (_major, pkg) => {
+test.each(TYPESCRIPTS)("docs/testing.md with %s: the program type-checks with the page's tsconfig, and its test passes as written", (_major, home) => {
   const [program] = blocks("docs/testing.md", "ts");
   const [testFile] = blocks("docs/testing.md", "js");
   const [tsconfig] = blocks("docs/testing.md", "json");
@@ -41,11 +55,11 @@ test.each(TYPESCRIPTS)("docs/testing.md with %s: the program type-checks with th
     fs.writeFileSync(path.join(project, "tsconfig.json"), tsconfig);
     fs.mkdirSync(path.join(project, "test"));
     fs.writeFileSync(path.join(project, "test", "program.test.js"), testFile);
-    const tsc = spawnSync(process.execPath, [path.join(root, "node_modules", pkg, "bin", "tsc"), "--noEmit", "-p", "."], { cwd: project, encoding: "utf8" });
+    const tsc = spawnSync(process.execPath, [path.join(home(), "bin", "tsc"), "--noEmit", "-p", "."], { cwd: project, encoding: "utf8" });
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
     // ts-node compiles with the TypeScript it is pointed at.
-    const run = spawnSync(process.execPath, ["--test", "test/**/*.test.js"], { cwd: project, encoding: "utf8", env: { ...process.env, TS_NODE_COMPILER: pkg } });
+    const run = spawnSync(process.execPath, ["--test", "test/**/*.test.js"], { cwd: project, encoding: "utf8", env: { ...process.env, TS_NODE_COMPILER: home() } });
     expect(run.stdout).toMatch(/# pass 1\n# fail 0/);
     expect(run.status).toBe(0);
   } finally {
