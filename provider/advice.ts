@@ -30,6 +30,7 @@ const REFUSED: Advice = ({ token, permission }) =>
     ? `the token was refused or lacks permission: grant ${permission} to the token set in ${token}`
     : `the token was refused or lacks permission: check ${token} and what it may do`;
 const UNAVAILABLE = "the service stayed unavailable: run again later";
+const NOT_FOUND = "the object or path does not exist, or this token cannot see it";
 
 /** Advice by status; any other 5xx answer is `UNAVAILABLE`, anything else `OTHERWISE`. */
 export const ADVICE_BY_STATUS: Readonly<Record<number, Advice>> = {
@@ -37,7 +38,7 @@ export const ADVICE_BY_STATUS: Readonly<Record<number, Advice>> = {
   400: REJECTED,
   401: REFUSED,
   403: REFUSED,
-  404: "the object or path does not exist, or this token cannot see it",
+  404: NOT_FOUND,
   405: "the service does not support this operation on this path (check the mount path and the service edition)",
   409: "the object's current state does not allow this operation",
   412: UNAVAILABLE,
@@ -55,9 +56,16 @@ export function adviceFor(error: ApiError, options: AdviceOptions = {}): string 
   // The failure itself may say what to do (a refused certificate names caCert and skipTlsVerify).
   if (error.advice) return error.advice;
   const advice = ADVICE_BY_STATUS[error.status] ?? (error.status >= 500 ? UNAVAILABLE : OTHERWISE);
-  if (typeof advice === "string") return advice;
   const service = error.service;
   const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster ?? error.cluster) : `the ${key} setting of ${service}`);
+  // Under a namespace or an organization, a 404 may mean that the scope itself does not exist.
+  const scope = error.scope;
+  if (error.status === 404 && scope) {
+    const where = scope.fromSetting ? label(scope.kind) : `the resource's \`${scope.kind}\` input`;
+    const listing = scope.kind === "namespace" ? " (LIST sys/namespaces in its parent lists the namespaces)" : "";
+    return `the ${scope.kind} "${scope.name}" may not exist: check ${where}${listing}; otherwise ${NOT_FOUND}`;
+  }
+  if (typeof advice === "string") return advice;
   return advice({ address: label("address"), token: label("token"), permission: options.permission });
 }
 

@@ -27,6 +27,15 @@ export interface ApiErrorFacts {
   notSent?: boolean;
   /** The named cluster the request went to (`keep-<cluster>:` settings); undefined for the default one. */
   cluster?: string;
+  /** The namespace (secrets service) or organization (workspace service) the request was scoped to. */
+  scope?: RequestScope;
+}
+
+/** Where a request was scoped, and whether the stack's setting (not a resource's input) chose it. */
+export interface RequestScope {
+  kind: "namespace" | "organization";
+  name: string;
+  fromSetting: boolean;
 }
 
 /** Codes of failures that happen before a request leaves: the service cannot have acted on it. */
@@ -59,6 +68,8 @@ export class ApiError extends Error {
   readonly notSent: boolean;
   /** See `ApiErrorFacts.cluster`. */
   readonly cluster?: string;
+  /** See `ApiErrorFacts.scope`. */
+  readonly scope?: RequestScope;
 
   constructor(
     readonly service: string,
@@ -76,6 +87,7 @@ export class ApiError extends Error {
     this.earlierAttemptMayHaveActed = facts.earlierAttemptMayHaveActed ?? false;
     this.notSent = facts.notSent ?? false;
     this.cluster = facts.cluster;
+    this.scope = facts.scope;
   }
 
   get messages(): string[] {
@@ -92,6 +104,7 @@ export class ApiError extends Error {
       earlierAttemptMayHaveActed: this.earlierAttemptMayHaveActed,
       notSent: this.notSent,
       cluster: this.cluster,
+      scope: this.scope,
     });
   }
 

@@ -7,7 +7,7 @@ import * as https from "node:https";
 import axios, { AxiosError, AxiosInstance, AxiosRequestConfig } from "axios";
 import axiosRetry, { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
-import { ApiError, ApiErrorDetail, attemptMayHaveActed } from "./errors";
+import { ApiError, RequestScope, ApiErrorDetail, attemptMayHaveActed } from "./errors";
 import { certificateProblemOf, isCertificateRefusal, schemeMismatchOf } from "./tls-problems";
 import { transportFor } from "./transport";
 
@@ -248,5 +248,20 @@ export function apiErrorOf(config: ServiceConfig, basePath: string, error: Axios
     notSent: certificate !== undefined,
     earlierAttemptMayHaveActed: countsOf(cfg).mayHaveActed,
     cluster: config.cluster,
+    scope: scopeOf(config, cfg, basePath),
   });
+}
+
+/** The namespace header of a secrets-service request, or the organization in a workspace-service path. */
+function scopeOf(config: ServiceConfig, cfg: AxiosRequestConfig, basePath: string): RequestScope | undefined {
+  if (config.service === "keep") {
+    const headers = (cfg.headers ?? {}) as Record<string, unknown>;
+    const name = Object.entries(headers).find(([k]) => k.toLowerCase() === "x-keep-namespace")?.[1];
+    return typeof name === "string" && name !== "" ? { kind: "namespace", name, fromSetting: name === config.namespace } : undefined;
+  }
+  if (config.service === "workspaces") {
+    const name = /\/organizations\/([^/?]+)/.exec(pathOf(cfg, basePath))?.[1];
+    return name ? { kind: "organization", name: decodeURIComponent(name), fromSetting: decodeURIComponent(name) === config.organization } : undefined;
+  }
+  return undefined;
 }

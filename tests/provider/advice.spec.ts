@@ -5,6 +5,8 @@ import { workspaces } from "pulumi-keepstack";
 import { adviceFor, failureMessage } from "../../provider/advice";
 import { createContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
+import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
+import { startWorkspacesEmulator, WorkspacesEmulator } from "../../emulator/workspaces";
 
 const errorOf = (status: number, service = "keep") => new ApiError(service, "GET", "/v1/sys/policies/acl/x", status, []);
 
@@ -96,5 +98,37 @@ describe("failureMessage", () => {
     const message = failureMessage('keep:TransformAlphabet "transform/alphabet/hex-upper": read failed', error);
     expect(message).toContain("route entry not found. the object or path does not exist");
     expect(message).not.toContain("..");
+  });
+});
+
+describe("a 404 under a namespace or an organization names the setting that chose it", () => {
+  let keepEmu: KeepEmulator;
+  let wsEmu: WorkspacesEmulator;
+  beforeAll(async () => {
+    keepEmu = await startKeepEmulator();
+    wsEmu = await startWorkspacesEmulator({ rateLimitPerSecond: 0 });
+  });
+  afterAll(async () => {
+    await keepEmu.close();
+    await wsEmu.close();
+  });
+
+  test("keep:namespace first, when the stack's setting chose the namespace; the resource's input when it did", async () => {
+    const config: Record<string, string> = { "keep:address": keepEmu.url, "keep:token": keepEmu.rootToken, "keep:namespace": "no-such-team" };
+    const ctx = createContext((key) => config[key], {});
+    const error = (await ctx.keep().request("POST", "sys/policies/acl/readers", { policy: "# x" }).catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(404);
+    expect(adviceFor(error)).toBe(
+      'the namespace "no-such-team" may not exist: check keep:namespace (or KEEP_NAMESPACE) (LIST sys/namespaces in its parent lists the namespaces); otherwise the object or path does not exist, or this token cannot see it',
+    );
+    const overridden = (await ctx.keep().request("POST", "sys/policies/acl/readers", { policy: "# x" }, { namespace: "other-team" }).catch((e: unknown) => e)) as ApiError;
+    expect(adviceFor(overridden)).toMatch(/^the namespace "other-team" may not exist: check the resource's `namespace` input /);
+  });
+
+  test("workspaces:organization, when the stack's setting chose the organization", async () => {
+    const config: Record<string, string> = { "workspaces:address": wsEmu.url, "workspaces:token": wsEmu.tokens.user, "workspaces:organization": "no-such-org" };
+    const ctx = createContext((key) => config[key], {});
+    const error = await workspaces.listWorkspaces({}, ctx).catch((e: unknown) => e);
+    expect((error as Error).message).toContain('the organization "no-such-org" may not exist: check workspaces:organization (or WORKSPACES_ORGANIZATION); otherwise');
   });
 });
