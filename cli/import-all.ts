@@ -5,7 +5,7 @@
  * built-in objects and operations are left out.
  */
 import { adviceFor } from "../provider/advice";
-import { ConfigLookup, SETTINGS } from "../provider/config";
+import { ConfigLookup, SETTINGS, settingLabel } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
 import { namespaces } from "../provider/contracts/keep";
 import { ApiError } from "../provider/errors";
@@ -98,6 +98,28 @@ export async function listNamespaces(ctx: OperationContext, base: string, limit:
   return found.sort();
 }
 
+/**
+ * Fails, naming the setting, when the configured namespace does not exist: listing under it would
+ * find nothing and say nothing. A service without namespaces (404 or 405 on the read) passes.
+ */
+export async function requireNamespace(ctx: OperationContext): Promise<void> {
+  const base = ctx.config("keep").namespace;
+  if (!base) return;
+  const segments = base.replace(/\/+$/, "").split("/");
+  const name = segments.pop()!;
+  const parent = segments.join("/");
+  const found = await ctx
+    .keep()
+    .send(namespaces.read, { params: { path: name }, options: { namespace: parent } })
+    .catch((e: unknown) => {
+      if (e instanceof ApiError && e.status === 405) return "no namespaces here";
+      throw e;
+    });
+  if (found === undefined) {
+    throw new Error(`namespace "${base}" does not exist${parent ? ` in namespace "${parent}"` : ""}: check ${settingLabel("keep", "namespace")}, or create it (POST sys/namespaces/${name})`);
+  }
+}
+
 export interface ImportAllOptions {
   /** Settings as `--config` gives them (`keep:address`, ...); the environment fills the rest. */
   lookup: ConfigLookup;
@@ -142,6 +164,7 @@ export async function importAll(options: ImportAllOptions): Promise<ImportedObje
   // the objects then carry their namespace in their IDs (and so as an input), never through settings.
   const listings: Listing[] = [];
   if (services.includes("keep")) {
+    await requireNamespace(ctx);
     const base = ctx.config("keep").namespace ?? "";
     const namespaces = await listNamespaces(ctx, base, limit);
     progress(`keep: ${namespaces.length} namespace${namespaces.length === 1 ? "" : "s"}`);
@@ -204,6 +227,11 @@ export async function importAll(options: ImportAllOptions): Promise<ImportedObje
   });
   const objects = read.filter((o): o is ImportedObject => o !== undefined);
   progress(`read ${objects.length} objects`);
+  for (const service of services) {
+    if (objects.some((o) => o.spec.module === service)) continue;
+    const namespace = service === "keep" ? ctx.config("keep").namespace : undefined;
+    progress(`${service}: no object to import${namespace ? ` in namespace "${namespace}" or below` : ""}`);
+  }
   const key = (o: ImportedObject) => `${shortTypeOf(tokenOf(o.spec))}\u0000${o.id}`;
   return objects.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

@@ -9,7 +9,7 @@ import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
 import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
-import { importAll, LeftOut, leftOutSummary } from "./import-all";
+import { importAll, LeftOut, leftOutSummary, requireNamespace } from "./import-all";
 import { configCommands, ImportedObject, renderProgram } from "./program-text";
 import * as fs from "node:fs";
 
@@ -54,6 +54,19 @@ function lookupOf(pairs: string[]): (key: string) => string | undefined {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** Where a listing looked, in words: the namespace or organization the settings name. */
+function scopeOf(ctx: OperationContext, spec: ResourceSpec): string {
+  if (spec.module === "keep") {
+    const namespace = ctx.config("keep").namespace;
+    return namespace ? `in namespace "${namespace}"` : "in the root namespace";
+  }
+  if (spec.module === "workspaces") {
+    const organization = ctx.config("workspaces").organization;
+    return organization ? `in organization "${organization}"` : "";
+  }
+  return "";
+}
+
 /** Adds `import` and `types` to the package's command. */
 export function addImportCommands(program: Command): void {
   program
@@ -79,7 +92,14 @@ export function addImportCommands(program: Command): void {
         const ctx = contextOf(opts.config);
         if (opts.all) {
           if (!spec.list) throw new Error(`${type} cannot be listed; give the IDs to import`);
-          ids = [...ids, ...(await spec.list(ctx))];
+          if (spec.module === "keep") await requireNamespace(ctx);
+          const listed = await spec.list(ctx);
+          if (listed.length === 0 && ids.length === 0) {
+            // Nothing to declare: say what was looked at, and print no program.
+            process.stderr.write(`no ${shortTypeOf(tokenOf(spec))} objects ${scopeOf(ctx, spec)}: nothing to import\n`);
+            return;
+          }
+          ids = [...ids, ...listed];
         }
         if (ids.length === 0) throw new Error("give the IDs to import, or --all");
         objects = await importObjects(ctx, spec, ids);

@@ -21,8 +21,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  main(process.argv).catch((e) => {
-    console.error(`error: ${e instanceof Error ? e.message : e}`);
+  main(process.argv).catch(async (e) => {
+    // A service's refusal gets the advice the provider gives for it (which setting to check).
+    const { ApiError } = await import("../provider/errors");
+    const { failureMessage } = await import("../provider/advice");
+    console.error(e instanceof ApiError ? failureMessage("error", e) : `error: ${e instanceof Error ? e.message : e}`);
     process.exit(1);
   });
 }

@@ -193,6 +193,8 @@ export const kv = {
 /** Namespaces: LIST of the children of the namespace a request names (the `X-Keep-Namespace` header). */
 export const namespaces = {
   list: endpoint("GET sys/namespaces", { answer: listedKeys, notFound: "absent", query: LIST }),
+  /** One child of the namespace a request names; absent when there is no such namespace. */
+  read: endpoint("GET sys/namespaces/{path}", { answer: fieldsOf(), notFound: "absent" }),
 };
 
 /** The transform engine's calls, wherever it is mounted (`transform` by default); bodies are one value or `batch_input`. */

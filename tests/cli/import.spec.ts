@@ -79,4 +79,32 @@ new keep.EgpPolicy("guard", {
     expect(await fail(["import", "keep:AclPolicy", "nope"])).toContain('no object with ID "nope" exists');
     expect(await fail(["import", "keep:Nothing", "x"])).toContain('unknown resource type "keep:Nothing"');
   });
+
+  test("--all says what it found: none of a type is no error; a namespace that does not exist is, naming the setting", async () => {
+    const run = promisify(execFile);
+    const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+    const env = { ...process.env, KEEP_ADDR: stack.keep.url, KEEP_TOKEN: stack.keep.rootToken };
+    const none = await run(process.execPath, [cli, "import", "keep:RgpPolicy", "--all"], { env });
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toBe("no keep:RgpPolicy objects in the root namespace: nothing to import\n");
+
+    const missing = { ...env, KEEP_NAMESPACE: "no-such-team" };
+    const fail = (args: string[]) =>
+      run(process.execPath, [cli, ...args], { env: missing }).then(
+        () => "exited 0",
+        (e: { stderr: string; code: number }) => `exited ${e.code}: ${e.stderr}`,
+      );
+    const reason = 'namespace "no-such-team" does not exist: check keep:namespace (or KEEP_NAMESPACE), or create it (POST sys/namespaces/no-such-team)';
+    expect(await fail(["import", "keep:RgpPolicy", "--all"])).toContain(`exited 1: `);
+    expect(await fail(["import", "keep:RgpPolicy", "--all"])).toContain(reason);
+    expect(await fail(["import", "--all"])).toContain(reason);
+
+    // A refused token gets the provider's advice: which setting to check.
+    const refused = await run(process.execPath, [cli, "import", "keep:AclPolicy", "--all"], { env: { ...env, KEEP_TOKEN: "not-a-token" } }).then(
+      () => "exited 0",
+      (e: { stderr: string; code: number }) => `exited ${e.code}: ${e.stderr}`,
+    );
+    expect(refused).toContain("exited 1: error: keep: GET /v1/sys/policies/acl?list=true returned 403");
+    expect(refused).toContain("the token was refused or lacks permission: check keep:token (or KEEP_TOKEN) and what it may do.");
+  });
 });
