@@ -219,6 +219,11 @@ export class Engine {
     this.limiter = new Limiter(options.parallel ?? 16);
   }
 
+  /** The provider host's process ID, once a run started it. */
+  get hostPid(): number | undefined {
+    return this.host?.pid;
+  }
+
   private async provider(): Promise<ProviderHost> {
     if (!this.host) {
       this.host = await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });

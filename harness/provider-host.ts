@@ -37,6 +37,19 @@ function assertPackageInstalled(cwd: string): void {
   throw new Error(`${PACKAGE_NAME} is not installed in ${cwd} or above: the provider host could not load it`);
 }
 
+/**
+ * The host runs on a lifeline: its standard input is a pipe from the process that started it, and
+ * the end of that pipe (the starter gone, however it ended: `process.exit`, a crash, a kill) ends the
+ * host too, so no host outlives its test. Then the SDK's host script runs as its main module would
+ * (`process.argv` is `[node, script, address]`, as when it is run directly).
+ */
+const LIFELINE = [
+  'process.stdin.on("end", () => process.exit(0));',
+  'process.stdin.on("error", () => process.exit(0));',
+  "process.stdin.resume();",
+  "require(process.argv[1]);",
+].join(" ");
+
 let clockTicks: number | undefined;
 
 /** Units of utime and stime in /proc/<pid>/stat (USER_HZ, 100 on most systems). */
@@ -98,11 +111,13 @@ export class ProviderHost {
     const env = { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project };
     // KEEPSTACK_HOST_NODE_ARGS: flags for the host's node, such as `--cpu-prof` to profile it.
     const nodeArgs = process.env.KEEPSTACK_HOST_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    const child = spawn(process.execPath, [...nodeArgs, sdk.hostScript, "127.0.0.1:0"], {
+    const child = spawn(process.execPath, [...nodeArgs, "-e", LIFELINE, sdk.hostScript, "127.0.0.1:0"], {
       cwd: options.cwd,
       env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    // The host may end first (close()): a write-side error of the lifeline is no failure.
+    child.stdin!.on("error", () => undefined);
     const stderr: string[] = [];
     readline.createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line));
     const port = await new Promise<string>((resolve, reject) => {
@@ -119,6 +134,11 @@ export class ProviderHost {
    * CPU time (user + system, all threads) the host process has used so far, in milliseconds, from
    * the kernel's accounting of that process (`/proc/<pid>/stat`, Linux; resolution one clock tick).
    */
+  /** The host's process ID. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   cpuTimeMs(): number {
     const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
     // The command name (field 2) may contain spaces; the fields after it start past its ")".

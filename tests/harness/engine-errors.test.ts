@@ -21,6 +21,26 @@ async function runProgram(name: string): Promise<{ code: number; stdout: string;
   }
 }
 
+describe("the provider host ends with the process that started it, however that process ends", () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  test.each(["exit", "kill", "throw"])("process %s without engine.close(): no host is left running", async (how) => {
+    const result = await runProgram(`leave-${how}`);
+    expect(result.code).not.toBe(0);
+    const { hostPid } = JSON.parse(result.stdout.trim().split("\n")[0]) as { hostPid: number };
+    expect(hostPid).toBeGreaterThan(0);
+    // The host sees its lifeline end and exits; give it up to 30 s on a loaded machine.
+    for (let i = 0; i < 300 && alive(hostPid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(hostPid)).toBe(false);
+  });
+});
+
 describe("a failing program", () => {
   test.each([
     ["sync", ["thrown synchronously"]],

@@ -35,8 +35,20 @@ const programs: Record<string, (emu: KeepEmulator) => Program> = {
   },
 };
 
+/** Starts a provider host, prints its process ID, then ends the process without closing anything. */
+async function exitWithoutClose(how: string): Promise<void> {
+  const emu = await startKeepEmulator();
+  const engine = new Engine({ project: "keepstack-harness-test", cwd: path.join(__dirname, "..", ".."), config: { "keep:address": emu.url, "keep:token": emu.rootToken } });
+  await engine.preview(() => new keep.AclPolicy("p", { name: "p", policy: POLICY }));
+  console.log(JSON.stringify({ hostPid: engine.hostPid }));
+  if (how === "exit") process.exit(1);
+  if (how === "kill") process.kill(process.pid, "SIGKILL");
+  throw new Error("a failed assertion nobody catches");
+}
+
 async function main(): Promise<void> {
   const name = process.argv[2];
+  if (name.startsWith("leave-")) return exitWithoutClose(name.slice("leave-".length));
   const emu = await startKeepEmulator();
   const engine = new Engine({
     project: "keepstack-harness-test",
