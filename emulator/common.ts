@@ -98,9 +98,16 @@ export class Faults {
 
 export class RequestLog {
   readonly entries: RequestRecord[] = [];
+  private readonly listeners: ((entry: RequestRecord) => void)[] = [];
 
   record(entry: RequestRecord): void {
     this.entries.push(entry);
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  /** Calls `listener` with each request recorded from now on (the command's `--requests` file). */
+  onRecord(listener: (entry: RequestRecord) => void): void {
+    this.listeners.push(listener);
   }
 
   clear(): void {

@@ -75,6 +75,7 @@ interface EmulatorCliOptions {
   exports?: boolean;
   detach?: boolean;
   log?: string;
+  requests?: string;
 }
 
 /** Line a detached child prints once it serves, ending its part of standard output. */
@@ -113,9 +114,10 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
     .option("--no-exports", "print the addresses and tokens for people to read")
     .option("--detach", "return once the services answer, leaving them running (implies --exports); stop with kill $KEEPSTACK_EMULATOR_PID")
     .option("--log <file>", "with --detach: where the emulator's messages go (default: a file in the temporary directory, named by KEEPSTACK_EMULATOR_LOG)")
+    .option("--requests <file>", "append each request the services receive to this file, one JSON object a line (with --detach by default a file in the temporary directory, named by KEEPSTACK_EMULATOR_REQUESTS)")
     .parse(args, { from: "user" });
   const opts = program.opts<EmulatorCliOptions>();
-  if (opts.detach) return detach(withoutDetachOptions(args), defaults.name, opts.log);
+  if (opts.detach) return detach(withoutDetachOptions(args), defaults.name, opts.log, opts.requests);
   // In exports mode standard output is for `eval`: everything for people goes to standard error.
   const say = (line: string) => (opts.exports ? process.stderr : process.stdout).write(`${line}\n`);
 
@@ -125,6 +127,7 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
   const emu = await startEmulator({ ports, clusters, bare: opts.bare }).catch((e: unknown) => {
     throw startFailure(e, ports);
   });
+  if (opts.requests) writeRequests(emu, opts.requests);
   // A detached emulator's log holds the root tokens: it goes when the emulator stops.
   const log = process.env.KEEPSTACK_EMULATOR_LOG_OWNED;
   const stop = () => {
@@ -163,6 +166,51 @@ export async function runEmulator(args: string[], defaults: { name?: string; exp
   if (opts.exports) process.stdout.write(`${exportLines(emu).join("\n")}\n${READY}\n`);
 }
 
+/** What a line of the `--requests` file holds: the request as the service saw it, credentials and bodies left out. */
+export interface RequestLine {
+  receivedAt: string;
+  service: string;
+  /** The secrets-service cluster, for a program with several. */
+  cluster?: string;
+  method: string;
+  /** Path with its query string. */
+  url: string;
+  status: number;
+  /** The namespace header of a secrets-service request. */
+  namespace?: string;
+  fault?: string;
+}
+
+/**
+ * Appends each request every service receives to `file` as a JSON line, from now on: what a test of
+ * a program run against a detached emulator reads (`grep -v '"method":"GET"'` finds the writes).
+ * Bodies are left out (they carry secrets), and so are the credential headers.
+ */
+function writeRequests(emu: Emulator, file: string): void {
+  const fd = fs.openSync(file, "a", 0o600);
+  const servers: [string, { log: Emulator["keep"]["log"] }, string | undefined][] = [
+    ...Object.values(emu.clusters).map((c): [string, typeof c, string | undefined] => ["keep", c, c === emu.keep ? undefined : c.name]),
+    ["workspaces", emu.workspaces, undefined],
+    ["mesh", emu.mesh, undefined],
+  ];
+  for (const [service, server, cluster] of servers) {
+    server.log.onRecord((entry) => {
+      const namespace = entry.headers["x-keep-namespace"];
+      const line: RequestLine = {
+        receivedAt: new Date(entry.receivedAt).toISOString(),
+        service,
+        ...(cluster ? { cluster } : {}),
+        method: entry.method,
+        url: entry.url,
+        status: entry.status,
+        ...(typeof namespace === "string" ? { namespace } : {}),
+        ...(entry.fault ? { fault: entry.fault } : {}),
+      };
+      fs.writeSync(fd, `${JSON.stringify(line)}\n`);
+    });
+  }
+}
+
 /** The arguments without --detach and --log (with its value), for the detached child. */
 function withoutDetachOptions(args: string[]): string[] {
   const rest: string[] = [];
@@ -182,10 +230,12 @@ function withoutDetachOptions(args: string[]): string[] {
  * and its log file once it answers. The child holds none of this process's output streams (its
  * messages go to the log file), so a shell or CI step capturing them ends when this process does.
  */
-async function detach(args: string[], name: string | undefined, log: string | undefined): Promise<void> {
+async function detach(args: string[], name: string | undefined, log: string | undefined, requests: string | undefined): Promise<void> {
   const entry = process.argv[1];
+  const requestsFile = path.resolve(requests ?? path.join(os.tmpdir(), `keepstack-emulator-${process.pid}.requests.jsonl`));
+  const own = requests === undefined ? [...args, "--requests", requestsFile] : args;
   // Started as a subcommand (`pulumi-keepstack emulator`), the child is started the same way.
-  const command = name?.endsWith(" emulator") ? [entry, "emulator", ...args, "--exports"] : [entry, ...args, "--exports"];
+  const command = name?.endsWith(" emulator") ? [entry, "emulator", ...own, "--exports"] : [entry, ...own, "--exports"];
   const logFile = path.resolve(log ?? path.join(os.tmpdir(), `keepstack-emulator-${process.pid}.log`));
   // The log holds the root tokens and key shares: readable by this user only.
   const logFd = fs.openSync(logFile, "a", 0o600);
@@ -209,7 +259,10 @@ async function detach(args: string[], name: string | undefined, log: string | un
     });
     child.on("error", reject);
   });
-  process.stdout.write(`${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\nexport KEEPSTACK_EMULATOR_LOG='${logFile.replace(/'/g, `'\\''`)}'\n`);
+  const quoted = (file: string) => `'${file.replace(/'/g, `'\\''`)}'`;
+  process.stdout.write(
+    `${lines}export KEEPSTACK_EMULATOR_PID=${child.pid}\nexport KEEPSTACK_EMULATOR_LOG=${quoted(logFile)}\nexport KEEPSTACK_EMULATOR_REQUESTS=${quoted(requestsFile)}\n`,
+  );
   child.stdout!.destroy();
   child.unref();
 }

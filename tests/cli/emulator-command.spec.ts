@@ -167,6 +167,33 @@ describe("pulumi-keepstack emulator", () => {
     }
   });
 
+  test("--detach: the requests the services receive are a file of JSON lines, named by KEEPSTACK_EMULATOR_REQUESTS", async () => {
+    const started = await runCli(["emulator", "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0"]);
+    expect(started.code).toBe(0);
+    const vars = Object.fromEntries([...started.stdout.matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]));
+    const pid = Number(vars.KEEPSTACK_EMULATOR_PID);
+    try {
+      const headers = { "x-keep-token": vars.KEEP_TOKEN, "x-keep-namespace": "team-a", "content-type": "application/json" };
+      await fetch(`${vars.KEEP_ADDR}/v1/sys/policies/acl/readers`, { headers });
+      await fetch(`${vars.KEEP_ADDR}/v1/sys/policies/acl/readers`, { method: "POST", headers: { "x-keep-token": vars.KEEP_TOKEN }, body: JSON.stringify({ policy: "# r" }) });
+      await fetch(`${vars.WORKSPACES_ADDR}/api/v2/organizations/${vars.WORKSPACES_ORGANIZATION}/workspaces`, { headers: { authorization: `Bearer ${vars.WORKSPACES_TOKEN}` } });
+      const lines = fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(lines.map((l) => [l.service, l.method, l.url, l.status, l.namespace])).toEqual([
+        ["keep", "GET", "/v1/sys/policies/acl/readers", 404, "team-a"],
+        ["keep", "POST", "/v1/sys/policies/acl/readers", 204, undefined],
+        ["workspaces", "GET", `/api/v2/organizations/${vars.WORKSPACES_ORGANIZATION}/workspaces`, 200, undefined],
+      ]);
+      expect(lines.every((l) => typeof l.receivedAt === "string")).toBe(true);
+      // No credential and no body is written there.
+      expect(fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8")).not.toContain(vars.KEEP_TOKEN);
+      expect(fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8")).not.toContain("# r");
+    } finally {
+      process.kill(pid, "SIGTERM");
+      await waitUntil(() => !alive(pid));
+      fs.rmSync(vars.KEEPSTACK_EMULATOR_REQUESTS, { force: true });
+    }
+  });
+
   test("--help names the command as users type it", async () => {
     const help = await runCli(["emulator", "--help"]);
     expect(help.stdout).toMatch(/^Usage: pulumi-keepstack emulator \[options\]/);
