@@ -56,3 +56,12 @@ test("a section is replaced between its markers, and a missing section is an err
   );
   expect(() => replaceSection("no markers", "x", "new")).toThrow("the page has no <!-- generated:x --> … <!-- /generated:x --> section");
 });
+
+test("figures that change with every commit are not written in the pages: no test count, no suite time", () => {
+  const root = path.join(__dirname, "..", "..");
+  const pages = ["README.md", ...fs.readdirSync(path.join(root, "docs")).map((f) => path.join("docs", f))];
+  const written = pages.flatMap((page) =>
+    [...fs.readFileSync(path.join(root, page), "utf8").matchAll(/\b\d[\d,]* tests\b|\b\d+ min \d+ s of jest/g)].map((m) => `${page}: ${m[0]}`),
+  );
+  expect(written).toEqual([]);
+});
