@@ -2,3 +2,4 @@
 export { Engine, EngineError, summarize } from "./engine";
 export type { EngineOptions, Program, RunResult, Step, StepOp, StateResource } from "./engine";
 export { ProviderHost } from "./provider-host";
+export { programFile } from "./program-file";

@@ -4,6 +4,7 @@
  * `node --unhandled-rejections=strict`, where any stray rejection would end the process with an error.
  */
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
@@ -38,6 +39,25 @@ describe("the provider host ends with the process that started it, however that 
     // The host sees its lifeline end and exits; give it up to 30 s on a loaded machine.
     for (let i = 0; i < 300 && alive(hostPid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(alive(hostPid)).toBe(false);
+  });
+});
+
+describe("a program module run by its file, as the CLI runs it", () => {
+  test("an imported program of top-level statements adopts with no write and plans no change again; a module's exported function gives the outputs", async () => {
+    const dir = fs.mkdtempSync(path.join(repoRoot, "tests", "harness", ".program-file-"));
+    try {
+      const args = ["-r", "ts-node/register/transpile-only", path.join(__dirname, "program-file-run.ts"), dir];
+      const { stdout } = await run(process.execPath, args, { cwd: repoRoot });
+      expect(JSON.parse(stdout.trim())).toEqual({
+        adopted: { create: 1 },
+        writes: 0,
+        again: { same: 1 },
+        outputs: { name: "ops" },
+        destroyed: { delete: 1 },
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
