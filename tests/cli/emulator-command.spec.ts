@@ -177,7 +177,10 @@ describe("pulumi-keepstack emulator", () => {
       await fetch(`${vars.KEEP_ADDR}/v1/sys/policies/acl/readers`, { headers });
       await fetch(`${vars.KEEP_ADDR}/v1/sys/policies/acl/readers`, { method: "POST", headers: { "x-keep-token": vars.KEEP_TOKEN }, body: JSON.stringify({ policy: "# r" }) });
       await fetch(`${vars.WORKSPACES_ADDR}/api/v2/organizations/${vars.WORKSPACES_ORGANIZATION}/workspaces`, { headers: { authorization: `Bearer ${vars.WORKSPACES_TOKEN}` } });
-      const lines = fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      // A request is written once its answer is sent, which may come after the client has it.
+      const read = () => fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8").trim().split("\n").filter(Boolean);
+      await waitUntil(() => read().length >= 3);
+      const lines = read().map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.service, l.method, l.url, l.status, l.namespace])).toEqual([
         ["keep", "GET", "/v1/sys/policies/acl/readers", 404, "team-a"],
         ["keep", "POST", "/v1/sys/policies/acl/readers", 204, undefined],
