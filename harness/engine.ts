@@ -33,6 +33,10 @@ export interface Step {
    * preview, what the run plans. Policies can check them before anything is changed.
    */
   inputs?: Props;
+  /** A delete of an object a replacement left behind (its first delete failed), retried as the engine does. */
+  pendingDelete?: boolean;
+  /** A delete that only removed the resource from the state (`retainOnDelete`, or `deletedWith` a deleted resource). */
+  stateOnly?: "retainOnDelete" | "deletedWith";
 }
 
 export interface StateResource {
@@ -51,6 +55,17 @@ export interface StateResource {
   external?: boolean;
   /** URNs this resource depends on: they are deleted only after it. */
   dependencies?: string[];
+  /** `protect`: the engine refuses to delete (or replace) it. */
+  protect?: boolean;
+  /** `retainOnDelete`: a delete removes it from the state and leaves the object on the service. */
+  retainOnDelete?: boolean;
+  /** `deletedWith`: deleted by deleting that resource, so its own delete is not sent when both go. */
+  deletedWith?: string;
+  /**
+   * An object a replacement left behind because its delete failed: kept, marked, and deleted again
+   * by the next `up` (before anything else) and by `destroy`, as the engine keeps it.
+   */
+  pendingDelete?: boolean;
 }
 
 export interface RunResult {
@@ -120,6 +135,12 @@ function dependenciesOf(req: any): string[] {
   req.getPropertydependenciesMap().forEach((value: any) => value.getUrnsList().forEach((u: string) => deps.add(u)));
   return [...deps];
 }
+
+/** The state key of an object a replacement left behind: beside its resource's, never in its place. */
+const pendingDeleteKey = (urn: string, id: string) => `${urn}#pending-delete:${id}`;
+
+/** Options a registration sets afresh each run (a removed option is off again). */
+const withoutOptions = (): Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith"> => ({ protect: undefined, retainOnDelete: undefined, deletedWith: undefined });
 
 function withoutProvider(props: Props): Props {
   const { __provider: _p, ...rest } = props;
@@ -265,6 +286,10 @@ export class Engine {
     const rt = sdkRuntime();
     const steps: Step[] = [];
     const errors: string[] = [];
+    // Objects earlier replacements left behind go first, as the engine deletes them first.
+    const leftBehind = [...this.state.values()].filter((r) => r.pendingDelete);
+    if (mode === "preview") leftBehind.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, pendingDelete: true }));
+    else errors.push(...(await this.deleteAll(host, leftBehind, steps)));
     const registered = new Set<string>();
     const pending: Promise<unknown>[] = [];
     const preview = mode === "preview";
@@ -311,6 +336,7 @@ export class Engine {
                 replaceOnChanges: req.getReplaceonchangesList(),
                 ignoreChanges: req.getIgnorechangesList(),
                 dependencies: dependenciesOf(req),
+                options: { protect: req.getProtect() || undefined, retainOnDelete: req.getRetainondelete() || undefined, deletedWith: req.getDeletedwith() || undefined },
               }),
             );
             id = result.id;
@@ -406,10 +432,12 @@ export class Engine {
 
     // Objects in state that the program no longer declares are deleted, dependents first.
     if (!errors.length) {
-      const gone = [...this.state.values()].filter((r) => !registered.has(r.urn));
+      const gone = [...this.state.values()].filter((r) => !registered.has(r.urn) && !r.pendingDelete);
       for (const r of gone) if (r.external && !preview) this.state.delete(r.urn);
       const managed = gone.filter((r) => !r.external);
-      if (preview) managed.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name }));
+      const guarded = managed.filter((r) => r.protect);
+      if (preview && guarded.length) errors.push(...guarded.map((r) => `${r.urn}: cannot delete a protected resource: set protect: false and run up first, or remove it from the state`));
+      else if (preview) managed.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name }));
       else errors.push(...(await this.deleteAll(host, managed, steps)));
     }
     if (errors.length) throw new EngineError(errors, steps);
@@ -430,6 +458,7 @@ export class Engine {
       replaceOnChanges: string[];
       ignoreChanges: string[];
       dependencies: string[];
+      options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith">;
     },
   ): Promise<{ id: string; wire: Props }> {
     const { urn, type, name } = reg;
@@ -454,7 +483,7 @@ export class Engine {
         return { id: created.id, outputs: created.properties };
       } catch (e) {
         if (e instanceof InitError) {
-          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons, dependencies: reg.dependencies });
+          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons, dependencies: reg.dependencies, ...reg.options });
         }
         throw new Error(`${urn}: create failed: ${(e as Error).message}`);
       }
@@ -464,7 +493,7 @@ export class Engine {
       steps.push({ op: "create", urn, type, name, inputs: withoutProvider(inputs) });
       if (preview) return answer("", inputs);
       const { id, outputs } = await create();
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
       return answer(id, outputs);
     }
 
@@ -475,22 +504,34 @@ export class Engine {
     const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
-      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies });
+      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies, ...withoutOptions(), ...reg.options });
       return answer(old.id, old.outputs);
     }
     if (replaces.length) {
+      // As the engine: a protected resource is not replaced (its old half would be deleted).
+      if (old.protect) throw new Error(`${urn}: cannot replace a protected resource (changes to ${replaces.join(", ")} replace it): set protect: false and run up first`);
       steps.push({ op: "replace", urn, type, name, diffs, replaces, inputs: withoutProvider(inputs) });
       if (preview) return answer("", inputs);
-      if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
+      const deleteOld = async () => {
+        if (old.retainOnDelete) return;
         await host.delete(urn, old.id, old.outputs, old.inputs);
+      };
+      if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
+        await deleteOld();
         this.state.delete(urn);
         const { id, outputs } = await create();
-        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
+        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
         return answer(id, outputs);
       }
       const { id, outputs } = await create();
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies });
-      await host.delete(urn, old.id, old.outputs, old.inputs);
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
+      try {
+        await deleteOld();
+      } catch (e) {
+        // The old object stays in the state, marked for deletion: the next up and destroy delete it.
+        this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
+        throw new Error(`${urn}: the replaced object ${old.id} could not be deleted (it stays in the state, to be deleted by the next up): ${(e as Error).message}`);
+      }
       return answer(id, outputs);
     }
     steps.push({ op: "update", urn, type, name, diffs, inputs: withoutProvider(inputs) });
@@ -498,7 +539,7 @@ export class Engine {
     const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
       throw new Error(`${urn}: update failed: ${e.message}`);
     });
-    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies });
+    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies, ...withoutOptions(), ...reg.options });
     return answer(old.id, updated.properties);
   }
 
@@ -511,17 +552,18 @@ export class Engine {
     await Promise.all(
       [...this.state.values()].map((r) =>
         this.limiter.run(async () => {
+          const key = r.pendingDelete ? pendingDeleteKey(r.urn, r.id) : r.urn;
           try {
             const read = await host.read(r.urn, r.id, r.outputs, r.inputs);
             if (!read.id) {
-              this.state.delete(r.urn);
-              steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+              this.state.delete(key);
+              steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}) });
               return;
             }
             const diffs = Object.keys(withoutProvider({ ...r.outputs, ...read.properties })).filter(
               (k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(read.properties[k]),
             );
-            this.state.set(r.urn, { ...r, id: read.id, outputs: read.properties, inputs: read.inputs ?? r.inputs });
+            this.state.set(key, { ...r, id: read.id, outputs: read.properties, inputs: read.inputs ?? r.inputs });
             steps.push({ op: diffs.length ? "refresh" : "same", urn: r.urn, type: r.type, name: r.name, diffs });
           } catch (e) {
             errors.push(`${r.urn}: refresh failed: ${(e as Error).message}`);
@@ -550,30 +592,39 @@ export class Engine {
    */
   private async deleteAll(host: ProviderHost, doomed: StateResource[], steps: Step[]): Promise<string[]> {
     const errors: string[] = [];
-    const order = new Map(doomed.map((r, i) => [r.urn, i]));
+    // As the engine: nothing is deleted when a protected resource would have to be.
+    const guarded = doomed.filter((r) => r.protect);
+    if (guarded.length) return guarded.map((r) => `${r.urn}: cannot delete a protected resource: set protect: false and run up first, or remove it from the state`);
+    const keyOf = (r: StateResource) => (r.pendingDelete ? pendingDeleteKey(r.urn, r.id) : r.urn);
+    const order = new Map(doomed.map((r, i) => [keyOf(r), i]));
+    const going = new Set(doomed.filter((r) => !r.pendingDelete).map((r) => r.urn));
+    // Who depends on whom, indexed once (a scan of every resource for each would be quadratic).
+    const dependents = new Map<string, StateResource[]>();
+    for (const d of doomed) for (const dep of d.dependencies ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), d]);
     const done = new Map<string, Promise<boolean>>();
-    const dependentsOf = (r: StateResource) => doomed.filter((d) => d.dependencies?.includes(r.urn));
     const remove = (r: StateResource): Promise<boolean> => {
-      let p = done.get(r.urn);
+      const key = keyOf(r);
+      let p = done.get(key);
       if (!p) {
         p = (async () => {
-          const waits = await Promise.all(dependentsOf(r).map(remove));
+          const waits = await Promise.all((r.pendingDelete ? [] : dependents.get(r.urn) ?? []).filter((d) => d !== r).map(remove));
           if (waits.includes(false)) return false;
+          const stateOnly = r.retainOnDelete ? "retainOnDelete" : r.deletedWith && going.has(r.deletedWith) ? "deletedWith" : undefined;
           try {
-            await this.limiter.run(() => host.delete(r.urn, r.id, r.outputs, r.inputs));
-            this.state.delete(r.urn);
-            steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name });
+            if (!stateOnly) await this.limiter.run(() => host.delete(r.urn, r.id, r.outputs, r.inputs));
+            this.state.delete(key);
+            steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}), ...(stateOnly ? { stateOnly } : {}) });
             return true;
           } catch (e) {
-            errors.push(`${r.urn}: delete failed: ${(e as Error).message}`);
+            errors.push(`${r.urn}: delete${r.pendingDelete ? ` of the replaced object ${r.id}` : ""} failed: ${(e as Error).message}`);
             return false;
           }
         })();
-        done.set(r.urn, p);
+        done.set(key, p);
       }
       return p;
     };
-    await Promise.all([...doomed].sort((a, b) => order.get(b.urn)! - order.get(a.urn)!).map(remove));
+    await Promise.all([...doomed].sort((a, b) => order.get(keyOf(b))! - order.get(keyOf(a))!).map(remove));
     return errors;
   }
 
