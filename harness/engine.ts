@@ -139,9 +139,6 @@ function dependenciesOf(req: any): string[] {
 /** The state key of an object a replacement left behind: beside its resource's, never in its place. */
 const pendingDeleteKey = (urn: string, id: string) => `${urn}#pending-delete:${id}`;
 
-/** Options a registration sets afresh each run (a removed option is off again). */
-const withoutOptions = (): Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith"> => ({ protect: undefined, retainOnDelete: undefined, deletedWith: undefined });
-
 function withoutProvider(props: Props): Props {
   const { __provider: _p, ...rest } = props;
   return rest;
@@ -458,6 +455,7 @@ export class Engine {
       replaceOnChanges: string[];
       ignoreChanges: string[];
       dependencies: string[];
+      /** Set afresh by each registration, every key present: a removed option is off again. */
       options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith">;
     },
   ): Promise<{ id: string; wire: Props }> {
@@ -504,7 +502,7 @@ export class Engine {
     const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
-      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies, ...withoutOptions(), ...reg.options });
+      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies, ...reg.options });
       return answer(old.id, old.outputs);
     }
     if (replaces.length) {
@@ -539,7 +537,7 @@ export class Engine {
     const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
       throw new Error(`${urn}: update failed: ${e.message}`);
     });
-    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies, ...withoutOptions(), ...reg.options });
+    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies, ...reg.options });
     return answer(old.id, updated.properties);
   }
 

@@ -7,13 +7,10 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { pageBlocks } from "../support/pages";
 
 const root = path.join(__dirname, "..", "..");
 
-/** The page's code blocks of a language, in order. */
-function blocks(page: string, language: string): string[] {
-  return [...fs.readFileSync(path.join(root, page), "utf8").matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);
-}
 
 /**
  * Each TypeScript major the page's setup is tested with, by where its package is: this project's own
@@ -36,15 +33,15 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(typescript6Home, { recursive: true, force: true }));
 
 test("docs/testing.md installs a TypeScript of those majors, not the latest (7 has no compiler API for ts-node)", () => {
-  const [install] = blocks("docs/testing.md", "sh");
+  const [install] = pageBlocks("docs/testing.md", "sh");
   expect(install).toContain("'typescript@>=5 <7'");
   for (const [, home] of TYPESCRIPTS) expect(JSON.parse(fs.readFileSync(path.join(home(), "package.json"), "utf8")).version).toMatch(/^[56]\./);
 });
 
 test.each(TYPESCRIPTS)("docs/testing.md with %s: the program type-checks with the page's tsconfig (and with 5, its test passes as written)", (major, home) => {
-  const [program] = blocks("docs/testing.md", "ts");
-  const [testFile] = blocks("docs/testing.md", "js");
-  const [tsconfig] = blocks("docs/testing.md", "json");
+  const [program] = pageBlocks("docs/testing.md", "ts");
+  const [testFile] = pageBlocks("docs/testing.md", "js");
+  const [tsconfig] = pageBlocks("docs/testing.md", "json");
   expect(program).toContain("export = async () =>");
   expect(testFile).toContain('require("../index.ts")');
 

@@ -14,6 +14,7 @@ import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarg
 import { referenceableSecretInputs } from "../../policy/secret-inputs";
 import { allSpecs } from "../../resources/registry";
 import { keepConfig } from "../support/keep-stack";
+import { pageBlocks, runBlock } from "../support/pages";
 import { workspacesConfig } from "../workspaces/workspaces-stack";
 
 describe("pulumi-keepstack/policy", () => {
@@ -215,14 +216,8 @@ describe("pulumi-keepstack/policy", () => {
   });
 
   test("the docs' own rule runs as written: the parsed document and what it grants", async () => {
-    const page = fs.readFileSync(path.join(__dirname, "../../docs/policy.md"), "utf8");
-    const block = /A rule of your own[^]*?```ts\n([^]*?)```/.exec(page)![1];
-    const ts = await import("typescript");
-    const js = ts.transpileModule(block, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
-    const exported: Record<string, unknown> = {};
-    const load = (name: string) => (name === "pulumi-keepstack/policy" ? require("../../policy") : require(name));
-    new Function("exports", "require", js)(exported, load);
-    const rule = exported.noDeleteOnSecrets as Parameters<typeof evaluatePolicies>[0][number];
+    const block = pageBlocks("docs/policy.md", "ts").find((b) => b.includes("noDeleteOnSecrets"))!;
+    const rule = (await runBlock(block)).noDeleteOnSecrets as Parameters<typeof evaluatePolicies>[0][number];
     const { targets } = await resourcesOf(() => {
       new keep.AclPolicy("writers", { name: "writers", policy: 'path "secret/data/*" { capabilities = ["create", "update", "delete"] }' });
       new keep.AclPolicy("admins", { name: "admins", policy: 'path "secret/*" { capabilities = ["delete"] }' });

@@ -8,6 +8,7 @@
  * the parsed view lets a policy pack ask what a document grants ({@link capabilitiesOn}).
  */
 import { HclItem, HclKey, HclLiteral, HclNode, HclSyntaxError, literalString, parseHcl, Position } from "./hcl1";
+import { goDurationSeconds } from "../transform/duration";
 import { storedPolicyText } from "./policy-common";
 
 export const CAPABILITIES = ["create", "read", "update", "patch", "delete", "list", "sudo", "deny"] as const;
@@ -322,26 +323,6 @@ function goInteger(text: string): number | undefined {
   return m[1] === "-" ? -value : value;
 }
 
-const GO_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-
-/** Go's `time.ParseDuration`: an optional sign, then `<decimal><unit>` terms, or `0` alone. */
-function goDurationSeconds(text: string): number | undefined {
-  const sign = /^[+-]/.test(text) ? text[0] : "";
-  const body = text.slice(sign.length);
-  if (body === "0") return 0;
-  const term = /(\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
-  let total = 0;
-  let at = 0;
-  while (at < body.length) {
-    term.lastIndex = at;
-    const m = term.exec(body);
-    if (!m) return undefined;
-    total += Number(m[1]) * GO_UNITS[m[2]];
-    at = term.lastIndex;
-  }
-  if (body === "") return undefined;
-  return sign === "-" ? -total : total;
-}
 
 interface ControlGroupShape {
   pos: Position;
