@@ -521,7 +521,12 @@ export class Engine {
         this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
         return answer(id, outputs);
       }
-      const { id, outputs } = await create();
+      const { id, outputs } = await create().catch((e: unknown) => {
+        // As the engine: a replacement made but failed (kept in state) marks the old object for
+        // deletion; it stays in the state until the next up or destroy deletes it.
+        if (this.state.get(urn) !== old) this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
+        throw e;
+      });
       this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
       try {
         await deleteOld();

@@ -43,10 +43,10 @@ export interface WaitClock {
   sleep(ms: number): Promise<void>;
 }
 
-const realClock: WaitClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+/** Waits `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const realClock: WaitClock = { now: () => Date.now(), sleep };
 
 /** The awaited state did not come in time; `lastState` is what the last probe read. */
 export class WaitTimeoutError<T = unknown> extends Error {

@@ -7,11 +7,11 @@ import * as path from "node:path";
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
 import { ApiError, isNotFound, PartialCreateError } from "../../provider/errors";
-import { retryPolicyOf } from "../../provider/http";
+import { backoffMs, retryPolicyOf } from "../../provider/http";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
 import { isUnknown, UNKNOWN } from "../../provider/unknowns";
-import { WaitTimeoutError, waitFor } from "../../provider/wait";
+import { sleep, WaitTimeoutError, waitFor } from "../../provider/wait";
 import { configurationVersionAttributes, configurationVersions, JsonApiResourceObject } from "../../provider/contracts/workspaces";
 import { JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
@@ -194,6 +194,44 @@ function unusable(resource: JsonApiResourceObject): Attributes {
   return { ...configurationVersionComputed(resource), contentHash: "" };
 }
 
+/** Whether the service may still act on a request it has not answered (the client gave up waiting). */
+const mayStillAct = (e: ApiError) => e.status === 0 && (e.code === "ECONNABORTED" || e.code === "ETIMEDOUT");
+
+/**
+ * Sends the create, which is never repeated blindly: after a failure that may have acted (a 5xx, a
+ * reset, a lost answer), the workspace's versions made since show what the attempt did. A version
+ * it made is adopted, kept in state as created-but-failed (its upload URL came only in the lost
+ * answer); when it made nothing the create is sent again, within the retry policy's budget. When
+ * the client gave up waiting, or the lookup fails, a slow service may still act: the state keeps a
+ * marker that the next refresh, up or destroy resolves.
+ */
+async function createOnce(client: WorkspacesClient, workspaceId: string, flags: Attributes, newestKnown: string | undefined): Promise<JsonApiResourceObject> {
+  const policy = retryPolicyOf(client.config);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const body = { type: "configuration-versions" as const, attributes: flags };
+      return (await client.send(configurationVersions.create, { params: { workspaceId }, body })).body;
+    } catch (e) {
+      if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
+      const listed = await versionsMadeAfter(client, workspaceId, newestKnown, flags).catch(() => undefined);
+      const made = listed?.[0];
+      if (made) {
+        const reason =
+          `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
+          "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
+        throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
+      }
+      if (listed && !mayStillAct(e) && attempt <= policy.retries) {
+        await sleep(backoffMs(policy, attempt));
+        continue;
+      }
+      const why = listed ? "no version it made is listed yet (a slow service may still make one)" : "the versions made since could not be listed";
+      const reason = `the answer to its create was lost (${e.message}) and ${why}: run up again, which looks for that version once more, accounts for it, and uploads a new one`;
+      throw new PartialCreateError(`configuration version of ${workspaceId}: ${reason}`, lostCreateId(workspaceId, newestKnown), LOST_OUTPUTS, [reason]);
+    }
+  }
+}
+
 export const configurationVersionSpec = resourceSpec({
   module: "workspaces",
   type: "ConfigurationVersion",
@@ -228,25 +266,7 @@ export const configurationVersionSpec = resourceSpec({
         throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
       })
     )[0]?.id;
-    let created: JsonApiResourceObject;
-    try {
-      const body = { type: "configuration-versions" as const, attributes: flags };
-      created = (await client.send(configurationVersions.create, { params: { workspaceId: args.workspaceId }, body })).body;
-    } catch (e) {
-      if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
-      // A failed lookup is the same as nothing listed yet: the state must keep track either way.
-      const [made] = await versionsMadeAfter(client, args.workspaceId, newestKnown, flags).catch(() => []);
-      if (!made) {
-        const reason =
-          `the answer to its create was lost (${e.message}) and no version it made is listed yet (a slow service may still make one): ` +
-          "run up again, which looks for that version once more, accounts for it, and uploads a new one";
-        throw new PartialCreateError(`configuration version of ${args.workspaceId}: ${reason}`, lostCreateId(args.workspaceId, newestKnown), LOST_OUTPUTS, [reason]);
-      }
-      const reason =
-        `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
-        "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
-      throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
-    }
+    const created = await createOnce(client, args.workspaceId, flags, newestKnown);
     const uploadUrl = versionAttributes(created)["upload-url"];
     if (!uploadUrl) {
       const reason = "the service did not answer with an upload-url";

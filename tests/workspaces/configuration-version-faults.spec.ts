@@ -23,6 +23,8 @@ describe("workspaces.ConfigurationVersion under faults", () => {
     await removeTree(tree);
   });
   beforeEach(async () => {
+    // Each test starts from an empty state (what one test leaves is no other's subject).
+    await stack.engine.destroy();
     stack.emu.faults.clear();
     stack.emu.log.clear();
     // New files each time, so each test plans a new version.
@@ -98,11 +100,28 @@ describe("workspaces.ConfigurationVersion under faults", () => {
     expect(inState().map((r) => r.id)).toEqual([made[0]]);
   });
 
+  test.each([
+    ["a 500", { status: 500 }, 500],
+    ["a reset before the service acted", { drop: true }, "drop"],
+  ])("%s on the create: the lookup finds nothing made, so the create is sent again; one version, uploaded", async (_what, fault, seen) => {
+    const before = await versionIds();
+    stack.emu.faults.inject({ times: 1, ...fault, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    const result = await stack.engine.up(program());
+    expect(result.outputs.status).toBe("uploaded");
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => (e.fault === "drop" ? e.fault : e.status))).toEqual([seen, 201]);
+    // The lookup between the two: the workspace's versions, listed before the create is sent again.
+    const methods = stack.emu.log.entries.map((e) => `${e.method} ${e.path.replace(/\?.*/, "")}`);
+    const [first, second] = methods.flatMap((m, i) => (m.startsWith("POST ") ? [i] : []));
+    expect(methods.slice(first + 1, second)).toEqual([`GET /api/v2/workspaces/${workspaceId}/configuration-versions`]);
+    expect((await versionIds()).filter((id) => !before.includes(id))).toEqual([String(result.outputs.id)]);
+  });
+
   test("a create the slow service makes only after the client gave up is tracked: the next up accounts for it", async () => {
     const before = await versionIds();
-    // The connection fails before an answer, and nothing is made yet: the lookup finds nothing.
-    stack.emu.faults.inject({ times: 1, drop: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    // Every attempt fails before an answer, and nothing is made yet: the retries are spent.
+    stack.emu.faults.inject({ times: 5, drop: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
     const error = await failedUp();
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST")).toHaveLength(5);
     expect(error.message).toContain("no version it made is listed yet");
     expect(inState().map((r) => r.id)).toEqual([`lost-create:${workspaceId}:after:${before[0]}`]);
     // The service acts late, after the client's lookup.
@@ -114,6 +133,31 @@ describe("workspaces.ConfigurationVersion under faults", () => {
     // Nothing unaccounted: the new version is in state, the late one is named as left.
     expect((await versionIds()).filter((id) => !before.includes(id)).sort()).toEqual([String(result.outputs.id), late].sort());
     expect(result.diagnostics.join("\n")).toContain(`configuration version ${late} is left as it is: a create whose answer was lost made it`);
+  });
+
+  test("a replacement whose upload is refused keeps the old version, marked for deletion, beside the new pending one; the next up settles both", async () => {
+    await stack.engine.up(program());
+    const [old] = inState();
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(`${tree}/main.tf`, `# round ${++round}, changed\n`);
+    stack.emu.faults.inject({ times: 1, status: 403, match: /^PUT \/_archivist\// });
+    await failedUp();
+    const [pending] = (await versionIds()).filter((id) => id !== old.id && stack.emu.getConfigurationVersion(id)?.status === "pending");
+    // Nothing forgotten: the old uploaded version is still owed its archive.
+    expect(inState().map((r) => [r.id, r.pendingDelete ?? false])).toEqual([
+      [pending, false],
+      [old.id, true],
+    ]);
+    expect(stack.emu.getConfigurationVersion(old.id)?.status).toBe("uploaded");
+
+    const result = await stack.engine.up(program());
+    expect(result.steps.map((s) => [s.op, s.pendingDelete ?? false])).toEqual([
+      ["delete", true],
+      ["replace", false],
+    ]);
+    expect(stack.emu.getConfigurationVersion(old.id)?.status).toBe("archived");
+    expect(inState().map((r) => r.id)).toEqual([String(result.outputs.id)]);
+    expect(result.diagnostics.join("\n")).toContain(`configuration version ${pending} is left as it is: only uploaded versions can be archived, and this one is pending`);
   });
 
   test("a lost answer whose lookup fails too keeps the create in state; refresh finds the version it made", async () => {
