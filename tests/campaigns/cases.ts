@@ -1,6 +1,6 @@
 /**
  * One lifecycle case of a registered resource on a lane: its prerequisites, the step under test
- * (create, update, refresh, delete or adoption), optionally with one fault injected into the k-th
+ * (create, update, replacement, refresh, delete or adoption), optionally with one fault injected into the k-th
  * request of that step, at most one re-run, then the checks that state and services agree, and a
  * destroy that must leave nothing of the case behind. The fault matrix and the check fuzz share it.
  */
@@ -14,7 +14,7 @@ import { EngineError, Engine, Program, RunResult } from "../../harness";
 import { clustersOutOfReplication, serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
 import type { Lane } from "./services";
 
-export type StepName = "create" | "update" | "refresh" | "delete" | "adoption";
+export type StepName = "create" | "update" | "replace" | "refresh" | "delete" | "adoption";
 
 export interface Entry {
   /** Export path of the class (`keep.sync.Association`). */
@@ -46,10 +46,11 @@ export function expectSample(type: string): void {
   serviceSampleOf(type);
 }
 
-/** The steps a resource has: operations have no adoption; no update without an in-place change. */
+/** The steps a resource has: operations have no adoption; no update without an in-place change, no replacement without a replacing one. */
 export function stepsOf(entry: Entry): StepName[] {
   const steps: StepName[] = ["create"];
   if (entry.sample.change) steps.push("update");
+  if (entry.sample.replacement) steps.push("replace");
   steps.push("refresh", "delete");
   if (!isOperationSpec(entry.spec) && adoptable(entry.spec)) steps.push("adoption");
   return steps;
@@ -269,6 +270,10 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         break;
       case "update":
         program = declare(await entry.sample.change!(inputs, env));
+        run = () => engine.up(program);
+        break;
+      case "replace":
+        program = declare(await entry.sample.replacement!(inputs, env, before));
         run = () => engine.up(program);
         break;
       case "refresh":

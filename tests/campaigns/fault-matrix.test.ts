@@ -1,6 +1,6 @@
 /**
- * Fault matrix: every registered resource × each of its steps (create, update, refresh, delete,
- * adoption) × the k-th request the step makes (counted in a clean run) × each fault the services
+ * Fault matrix: every registered resource × each of its steps (create, update, replacement,
+ * refresh, delete, adoption) × the k-th request the step makes (counted in a clean run) × each fault the services
  * can answer with. After at most one re-run without the fault, state and services agree, nothing
  * is duplicated, destroy leaves nothing behind, and every error names the resource, the request
  * and what to do, without a token.
@@ -23,12 +23,19 @@ const GIVE_UP_SECONDS = 1;
 const CASES_PER_GIVE_UP_LANE = 10;
 const LANES = 4;
 
+/**
+ * The server errors, taken in turn: the client reads 500, 502 and 503 alike (retried with backoff; a
+ * write so answered may have acted), so each request gets one of them, and every one of them meets
+ * many requests across the matrix.
+ */
+const SERVER_ERRORS: FaultKind[] = [500, 502, 503].map((status) => ({ name: String(status), fault: { status } }));
+
+/** The faults each request gets; `SERVER_ERROR` stands for the server error of its turn. */
+const SERVER_ERROR: FaultKind = { name: "5xx", fault: {} };
 const FAULTS: FaultKind[] = [
   { name: "412", fault: { status: 412 } },
   { name: "429 with Retry-After", fault: { status: 429, headers: { "Retry-After": "0" } } },
-  { name: "500", fault: { status: 500 } },
-  { name: "502", fault: { status: 502 } },
-  { name: "503", fault: { status: 503 } },
+  SERVER_ERROR,
   { name: "reset connection", fault: { drop: true } },
   { name: "lost answer", fault: { dropAfterHandling: true } },
   { name: "answer after the client gave up", fault: { holdUntilAborted: true }, clientGivesUp: true },
@@ -39,6 +46,7 @@ const FAULTS: FaultKind[] = [
 interface CaseResult {
   entry: Entry;
   step: StepName;
+  kind: FaultKind;
   label: string;
   outcome: Outcome;
 }
@@ -64,12 +72,25 @@ describe("fault matrix", () => {
     const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`), { ms: 60_000, late: () => lateOutcome() });
     steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
 
+    let turn = 0;
     const cases = steps.flatMap(({ entry, step }, i) => {
       const reference: Reference = { afterStep: cleanRuns[i].afterStep, afterDestroy: cleanRuns[i].afterDestroy };
       if (cleanRuns[i].problems.length) return [];
-      return targetsOf(cleanRuns[i].requests, `cln${i}x`).flatMap((target, k) =>
-        FAULTS.map((kind) => ({ entry, step, target, kind, reference, label: `${step} #${k + 1} ${describeRequest(target.record)} × ${kind.name}` })),
-      );
+      return targetsOf(cleanRuns[i].requests, `cln${i}x`)
+        .map((target, k) => ({ target, k }))
+        // A replacement's reads are those of the create and delete steps, faulted there; its writes
+        // are faulted here, where a failure leaves the new object made and the old one still owed.
+        .filter(({ target }) => step !== "replace" || target.record.method !== "GET")
+        .flatMap(({ target, k }) =>
+          FAULTS.map((kind) => (kind === SERVER_ERROR ? SERVER_ERRORS[turn++ % SERVER_ERRORS.length] : kind)).map((kind) => ({
+            entry,
+            step,
+            target,
+            kind,
+            reference,
+            label: `${step} #${k + 1} ${describeRequest(target.record)} × ${kind.name}`,
+          })),
+        );
     });
     type Case = (typeof cases)[number];
     const run = (group: { c: Case; i: number }[], on: Lane[] = lanes) =>
@@ -96,7 +117,7 @@ describe("fault matrix", () => {
       await Promise.all(used.map((lane) => lane.setTimeouts({ [prefix]: GIVE_UP_SECONDS })));
       record(group, await run(group, used));
     }
-    cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, label: c.label, outcome: outcomes[i] }));
+    cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, kind: c.kind, label: c.label, outcome: outcomes[i] }));
   }, 20 * 60_000);
 
   afterAll(async () => {
@@ -105,9 +126,13 @@ describe("fault matrix", () => {
     const orphans = results.reduce((n, r) => n + r.outcome.orphans, 0);
     const fired = results.filter((r) => r.outcome.fired).length;
     const accounted = results.reduce((n, r) => n + (r.outcome.accounted ?? 0), 0);
+    const byStep = new Map<string, number>();
+    for (const r of results) byStep.set(r.step, (byStep.get(r.step) ?? 0) + 1);
+    const failedFirst = results.filter((r) => r.outcome.rerun).length;
     console.log(
-      `fault matrix: ${results.length} cases (${fired} faults met their request), ${converged} converged, ${duplicates} duplicates, ${orphans} orphans, ` +
-        `${accounted} objects the provider said it could not remove`,
+      `fault matrix: ${results.length} cases (${[...byStep].map(([step, n]) => `${n} ${step}`).join(", ")}; ${fired} faults met their request), ` +
+        `${converged} converged, ${duplicates} duplicates, ${orphans} orphans, ${accounted} objects the provider said it could not remove, ` +
+        `${failedFirst} runs failed and were run again`,
     );
     await Promise.all(lanes.map((l) => l.close()));
     await postgres?.close();

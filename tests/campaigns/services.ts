@@ -1,7 +1,8 @@
 /**
  * The three service emulators and one engine harness configured for all of them: a "lane" of the
  * campaigns, which run cases on several lanes at once. Each lane also keeps a census of what the
- * services hold (out of band), so a case can tell what it left behind.
+ * services hold, so a case can tell what it left behind: the workspace and mesh services read over
+ * HTTP, the secrets service followed through its change feed (every write and delete it makes).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -87,20 +88,35 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
       else keepObjects.delete(key);
     });
   }
-  // Read out of band, from the emulators' state: what the services hold, not what the API shows a token.
+  // Workspaces, versions and partitions are read over HTTP, as a client sees them: every page,
+  // pending versions included (the service can neither archive nor delete them).
+  const workspacesGet = async (route: string): Promise<{ data: { id: string; attributes: Record<string, unknown> }[]; meta?: { pagination?: { "next-page"?: number | null } } }> => {
+    const answer = await fetch(`${workspaces.url}/api/v2${route}`, { headers: { Authorization: `Bearer ${workspaces.tokens.user}` } });
+    if (!answer.ok) throw new Error(`census: GET ${route} returned ${answer.status}`);
+    return answer.json() as never;
+  };
+  const everyPage = async (route: string) => {
+    const all: { id: string; attributes: Record<string, unknown> }[] = [];
+    for (let page: number | null | undefined = 1; page; ) {
+      const answer = await workspacesGet(`${route}?page%5Bsize%5D=100&page%5Bnumber%5D=${page}`);
+      all.push(...answer.data);
+      page = answer.meta?.pagination?.["next-page"];
+    }
+    return all;
+  };
   const census = async (): Promise<Set<string>> => {
     const keys = new Set(keepObjects);
-    const organizations = new Set([workspaces.organization, workspaces.secondOrganization]);
-    const inScope = new Set<string>();
-    for (const ws of workspaces.listWorkspaces()) {
-      if (!organizations.has(ws.organization)) continue;
-      keys.add(`workspaces|workspace|${ws.id}`);
-      inScope.add(ws.id);
+    for (const organization of [workspaces.organization, workspaces.secondOrganization]) {
+      for (const ws of await everyPage(`/organizations/${organization}/workspaces`)) {
+        keys.add(`workspaces|workspace|${ws.id}`);
+        for (const cv of await everyPage(`/workspaces/${ws.id}/configuration-versions`)) {
+          if (cv.attributes.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
+        }
+      }
     }
-    for (const cv of workspaces.listConfigurationVersions()) {
-      if (inScope.has(cv.workspaceId) && cv.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
-    }
-    for (const p of mesh.listPartitions()) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
+    const partitions = await fetch(`${mesh.url}/v1/partitions`, { headers: { "X-Mesh-Token": mesh.rootToken } });
+    if (!partitions.ok) throw new Error(`census: GET /v1/partitions returned ${partitions.status}`);
+    for (const p of (await partitions.json()) as { Name: string; DeletedAt?: string }[]) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
     return keys;
   };
 

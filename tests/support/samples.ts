@@ -161,6 +161,12 @@ export interface ServiceSample {
   change?(inputs: SampleInputs, env: SampleEnv): SampleInputs | Promise<SampleInputs>;
   /** Why no in-place change exists, when `change` is absent. */
   unchangeable?: string;
+  /**
+   * A change that replaces the object (a new one is made, then the old one deleted), for types that
+   * have one: the fault matrix faults the writes of the replacement, the removal of the old object
+   * included. Names it makes still carry the case's name.
+   */
+  replacement?(inputs: SampleInputs, env: SampleEnv, prerequisites: Record<string, any>): SampleInputs | Promise<SampleInputs>;
 }
 
 const ACL_RULES = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
@@ -260,19 +266,24 @@ function activationToken(env: SampleEnv, id: string): string {
 
 /** Triggers run an operation again: the in-place change of every operation. */
 const rerun = (inputs: SampleInputs): SampleInputs => ({ ...inputs, triggers: ["again"] });
+/** A new name: the replacement of every object its name identifies. */
+const renamed = (inputs: SampleInputs): SampleInputs => ({ ...inputs, name: `${inputs.name}-r` });
 
 export const serviceSamples: Record<string, ServiceSample> = {
   "keep:AclPolicy": {
     inputs: (_env, name) => ({ name, policy: ACL_RULES }),
     change: (i) => ({ ...i, policy: ACL_RULES.replace('"read"', '"read", "list"') }),
+    replacement: renamed,
   },
   "keep:RgpPolicy": {
     inputs: (_env, name) => ({ name, policy: SENTINEL_RULE, enforcementLevel: "soft-mandatory" }),
     change: (i) => ({ ...i, policy: SENTINEL_RULE_B, enforcementLevel: "hard-mandatory" }),
+    replacement: renamed,
   },
   "keep:EgpPolicy": {
     inputs: (_env, name) => ({ name, policy: SENTINEL_RULE, enforcementLevel: "soft-mandatory", paths: ["secret/*"] }),
     change: (i) => ({ ...i, paths: ["secret/*", "sys/*"] }),
+    replacement: renamed,
   },
   "keep:SyncConfig": {
     inputs: () => ({ disabled: false, queueCapacity: 5000 }),
@@ -281,64 +292,79 @@ export const serviceSamples: Record<string, ServiceSample> = {
   "keep:SyncCloudASmDestination": {
     inputs: (_env, name) => ({ name, region: "eu-west-1", accessKeyId: "AKIA1", secretAccessKey: "secret-1", customTags: { team: "a" } }),
     change: (i) => ({ ...i, region: "us-east-2" }),
+    replacement: renamed,
   },
   "keep:SyncCloudBKvDestination": {
     inputs: (_env, name) => ({ name, keyVaultUri: "https://vault-1.vault.example.net/", clientId: "client-1", clientSecret: "cs-1", tenantId: "tenant-1" }),
     change: (i) => ({ ...i, tenantId: "tenant-2" }),
+    replacement: renamed,
   },
   "keep:SyncCloudCSmDestination": {
     inputs: (_env, name) => ({ name, credentials: CLOUD_C_CREDENTIALS, projectId: "proj-2" }),
     change: (i) => ({ ...i, projectId: "proj-3" }),
+    replacement: renamed,
   },
   "keep:SyncRepoHostDestination": {
     inputs: (_env, name) => ({ name, accessToken: "token-1", repositoryOwner: "acme", repositoryName: "web" }),
     change: (i) => ({ ...i, repositoryName: "api" }),
+    replacement: renamed,
   },
   "keep:SyncWebHostProjectDestination": {
     inputs: (_env, name) => ({ name, accessToken: "token-1", projectId: "prj_1", deploymentEnvironments: ["production"] }),
     change: (i) => ({ ...i, deploymentEnvironments: ["preview", "production"], teamId: "team_1" }),
+    replacement: renamed,
   },
   "keep:SyncAssociation": {
     prerequisites: (_env, name) => () => {
       const secret = new keep.kv.Secret(`${name}-secret`, { path: `${name}/db`, data: { user: "app" } });
+      const other = new keep.kv.Secret(`${name}-other`, { path: `${name}/cache`, data: { user: "app" } });
       const destination = new keep.sync.CloudASmDestination(`${name}-dest`, { name: `${name}-dest`, region: "eu-west-1" });
-      return { secretName: secret.path, destinationName: destination.name };
+      return { secretName: secret.path, otherSecretName: other.path, destinationName: destination.name };
     },
     inputs: (_env, _name, pre) => ({ destinationType: "cloudA-sm", destinationName: pre.destinationName, mount: "secret", secretName: pre.secretName }),
+    // Another secret: the new association is set, then the old one removed.
+    replacement: (i, _env, pre) => ({ ...i, secretName: pre.otherSecretName }),
     unchangeable: "an association has no setting: every input names what it links, and changing one replaces it",
   },
   "keep:SyncRepoHostApp": {
     inputs: (_env, name) => ({ name, appId: 9, privateKey: repoHostAppKeys()[0] }),
     change: (i) => ({ ...i, appId: 10, privateKey: repoHostAppKeys()[1] }),
+    replacement: renamed,
   },
   "keep:KvSecret": {
     inputs: (_env, name) => ({ path: `${name}/config`, data: { user: "app", password: "pw-1" } }),
     change: (i) => ({ ...i, data: { user: "app", password: "pw-2" } }),
+    replacement: (i) => ({ ...i, path: `${i.path}-r` }),
   },
   "keep:TransformAlphabet": {
     prepare: transformMount,
     inputs: (_env, name) => ({ name, alphabet: "0123456789abcdef" }),
     change: (i) => ({ ...i, alphabet: "0123456789ABCDEF" }),
+    replacement: renamed,
   },
   "keep:TransformTemplate": {
     prepare: transformMount,
     inputs: (_env, name) => ({ name, pattern: "(\\d{4})-?(\\d{4})", alphabet: "builtin/numeric", encodeFormat: "$1-$2" }),
     change: (i) => ({ ...i, decodeFormats: { last: "$2" } }),
+    replacement: renamed,
   },
   "keep:TransformTransformation": {
     prepare: transformMount,
     inputs: (_env, name) => ({ name, type: "fpe", template: "builtin/creditcardnumber", tweakSource: "internal", allowedRoles: ["payments"] }),
     change: (i) => ({ ...i, allowedRoles: ["payments", "audit"] }),
+    replacement: renamed,
   },
   "keep:TransformRole": {
     prepare: transformMount,
     inputs: (_env, name) => ({ name, transformations: ["card"] }),
     change: (i) => ({ ...i, transformations: ["card", "tokens"] }),
+    replacement: renamed,
   },
   "keep:TransformStore": {
     prepare: transformMount,
     inputs: (env, name) => ({ name, driver: "postgres", connectionString: env.postgresConnectionString, username: "tokens", password: "pw" }),
     change: (i) => ({ ...i, maxOpenConnections: 7 }),
+    replacement: renamed,
   },
   "keep:TransformStoreSchema": {
     prepare: transformMount,
@@ -385,6 +411,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     prepare: cloudMount,
     inputs: (_env, name) => ({ name, credentialType: "assumed_role", roleArns: [ROLE_ARN], defaultStsTtl: "15m", maxStsTtl: "2h" }),
     change: (i) => ({ ...i, maxStsTtl: "3h" }),
+    replacement: renamed,
   },
   "keep:CloudRotateRoot": {
     prepare: cloudMount,
@@ -452,6 +479,8 @@ export const serviceSamples: Record<string, ServiceSample> = {
   "workspaces:Workspace": {
     inputs: (_env, name) => ({ name, description: "first" }),
     change: (i) => ({ ...i, description: "second", autoApply: true }),
+    // The source is set on creation only; the new name keeps the two apart while both exist.
+    replacement: (i) => ({ ...i, name: `${i.name}-r`, sourceName: "keepstack" }),
   },
   "workspaces:ConfigurationVersion": {
     prerequisites: (_env, name) => () => {
@@ -460,10 +489,13 @@ export const serviceSamples: Record<string, ServiceSample> = {
     },
     inputs: (env, name, pre) => ({ workspaceId: pre.workspaceId, directory: serviceConfigurationDirectory(env, name) }),
     change: (i) => ({ ...i, uploadTimeoutSeconds: 90 }),
+    // Other files: a new version is uploaded, then the old one archived.
+    replacement: (i, env) => ({ ...i, directory: serviceConfigurationDirectory(env, `${path.basename(String(i.directory))}-r`) }),
   },
   "mesh:Partition": {
     inputs: (_env, name) => ({ name, description: "first" }),
     change: (i) => ({ ...i, description: "second" }),
+    replacement: renamed,
   },
   // Replication: each case starts from the clusters' modes its transition needs.
   "keep:ReplicationPrimaryEnable": {
