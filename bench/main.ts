@@ -18,6 +18,9 @@
  *   runtime registering each resource, then the host): what a user's `up` + `destroy` costs here;
  * - upload: streaming upload of a configuration version (peak RSS growth, throughput next to
  *   `tar -cz | curl -T -`).
+ *
+ * `--scale 1000,5000` is the scale mode instead: a program of that many resources through the harness
+ * (up, refresh, destroy), its process's peak memory, and the times against the first count's.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -188,8 +191,22 @@ async function main(): Promise<void> {
     .option("--upload-mb <n>", "size of the generated tree for the upload benchmark (0 skips it)", "512")
     .option("--transform-values <n>", "values encoded batched and one per request for the transform figures (0 skips them)", "100000")
     .option("--import-objects <n>", "objects of each listable type in the cluster `import --all` reads (0 skips it)", "0")
+    .option("--scale <counts>", "scale mode, instead of the other figures: programs of these many resources through the harness (comma-separated, such as 1000,5000)")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string }>();
+
+  if (opts.scale) {
+    const { runScaleBench, describeScaleBench } = await import("./scale");
+    const counts = opts.scale.split(",").map((n) => Number(n.trim()));
+    if (counts.length < 1 || counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--scale: counts of resources such as 1000,5000, not ${opts.scale}`);
+    const scale = await runScaleBench({ counts });
+    if (opts.json) {
+      const text = JSON.stringify({ scale }, null, 2);
+      if (typeof opts.json === "string") fs.writeFileSync(opts.json, `${text}\n`);
+      else console.log(text);
+    } else for (const line of describeScaleBench(scale)) console.log(line);
+    return;
+  }
 
   const emu = await startKeepEmulator();
   const result: Record<string, unknown> = {};

@@ -187,32 +187,34 @@ function catchStrayErrors(fail: (e: unknown) => void): () => Promise<void> {
 }
 
 /**
- * The SDK stamps every promise it makes with `new Error().stack`, read at once, for a leak report it
- * prints only under PULUMI_DEBUG_PROMISE_LEAKS. Where source maps are installed (jest, ts-node),
- * formatting those stacks was a quarter of a program run's CPU. Without that variable the stamp is
- * made with no frames; with it, untouched.
+ * The SDK passes every promise it makes through `debuggablePromise`, which stamps it with
+ * `new Error().stack`, keeps it in a set and chains two more promises to it, for a leak report it
+ * prints when the language host's process exits. The harness runs programs in the caller's process,
+ * where that report has no place, and at thousands of resources those stamps were a quarter of a
+ * program run's CPU (where source maps are installed) and a sixth of its live heap. Without
+ * PULUMI_DEBUG_PROMISE_LEAKS the promise is passed through as it is; with it, untouched.
  */
-function skipUnreadPromiseStacks(debuggable: { debuggablePromise?: (p: unknown, ctx: unknown) => unknown; debugPromiseLeaks?: boolean }): void {
+function passPromisesThrough(debuggable: { debuggablePromise?: (p: unknown, ctx: unknown) => unknown; debugPromiseLeaks?: boolean }): void {
   const original = debuggable.debuggablePromise;
-  if (typeof original !== "function" || debuggable.debugPromiseLeaks || (original as { unreadStacks?: true }).unreadStacks) return;
-  const withoutStack = Object.assign(
-    function (this: unknown, p: unknown, ctx: unknown) {
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        return original.call(this, p, ctx);
-      } finally {
-        Error.stackTraceLimit = limit;
-      }
-    },
-    { unreadStacks: true as const },
-  );
-  debuggable.debuggablePromise = withoutStack;
+  if (typeof original !== "function" || debuggable.debugPromiseLeaks || (original as { passThrough?: true }).passThrough) return;
+  debuggable.debuggablePromise = Object.assign((p: unknown) => p, { passThrough: true as const });
+}
+
+/**
+ * The SDK records where each resource was declared (a full stack, read from `new Error().stack` and
+ * parsed frame by frame) for the engine to show. The harness's monitor shows no source positions, and
+ * with source maps installed (jest, ts-node) that stack was the costliest part of declaring a resource.
+ */
+function skipSourcePositions(resource: { Resource: { callsites?: () => unknown[] } }): void {
+  const callsites = resource.Resource.callsites;
+  if (typeof callsites !== "function" || (callsites as { skipped?: true }).skipped) return;
+  resource.Resource.callsites = Object.assign(() => [], { skipped: true as const });
 }
 
 /** The SDK's runtime internals the mock monitor plugs into (stable across 3.x). */
 function sdkRuntime() {
-  skipUnreadPromiseStacks(require("@pulumi/pulumi/runtime/debuggable"));
+  passPromisesThrough(require("@pulumi/pulumi/runtime/debuggable"));
+  skipSourcePositions(require("@pulumi/pulumi/resource"));
   return {
     settings: require("@pulumi/pulumi/runtime/settings"),
     state: require("@pulumi/pulumi/runtime/state"),
