@@ -8,6 +8,7 @@
  * Every object gets `namespace` and `cluster` inputs; both are part of its ID:
  * `[<cluster>@][<namespace>:]<id>`.
  */
+import { snakeCase } from "./names";
 import { z } from "zod";
 import type { OperationContext } from "./context";
 import { Endpoint, endpoint, fieldsOf } from "./contract";
@@ -200,9 +201,6 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
 
 const SCOPE_KEYS = ["namespace", "cluster"] as const;
 
-function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
 
 
 /**

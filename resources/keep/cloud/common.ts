@@ -10,7 +10,7 @@ import type { KeepClient } from "../../../provider/keep-client";
 import { mountInput } from "../../../provider/keep-object";
 import { isUnknown } from "../../../provider/unknowns";
 import { waitFor } from "../../../provider/wait";
-import { durationSeconds, LargestUnit } from "../transform/duration";
+import { durationSeconds, LargestUnit } from "../duration";
 
 /** Where the cloud-credentials engine is mounted; `cloudA` by default. Part of the ID; changing it replaces the object. */
 export const cloudMount = mountInput("cloudA");

@@ -8,7 +8,7 @@
  * the parsed view lets a policy pack ask what a document grants ({@link capabilitiesOn}).
  */
 import { HclItem, HclKey, HclLiteral, HclNode, HclSyntaxError, literalString, parseHcl, Position } from "./hcl1";
-import { goDurationSeconds } from "../transform/duration";
+import { goDurationSeconds } from "../duration";
 import { storedPolicyText } from "./policy-common";
 
 export const CAPABILITIES = ["create", "read", "update", "patch", "delete", "list", "sudo", "deny"] as const;

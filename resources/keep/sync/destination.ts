@@ -8,6 +8,7 @@
  * obfuscated, so they are never compared. The others are compared on refresh: drift is seen and
  * the next `up` writes the declared value back.
  */
+import { snakeCase } from "../../../provider/names";
 import { z } from "zod";
 import { ApiError } from "../../../provider/errors";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
@@ -50,7 +51,6 @@ const commonShape = {
 
 const NOT_SENT = new Set(["name", "purgeOnDestroy", "namespace", "cluster"]);
 const WIRE: Record<string, string> = { granularity: "granularity", customTags: "custom_tags", secretNameTemplate: "secret_name_template" };
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { mountInput, pathSegment } from "../../../provider/keep-object";
 import { isUnknown } from "../../../provider/unknowns";
-import { durationSeconds } from "./duration";
+import { durationSeconds } from "../duration";
 
 /** Where the transform engine is mounted; `transform` by default. Part of the ID; changing it replaces the object. */
 export const transformMount = mountInput("transform");

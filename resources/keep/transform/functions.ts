@@ -8,6 +8,7 @@
  * `maxItemsPerRequest` is split into requests, a few at a time; results come back joined in input
  * order, each with its `reference`. Decoded values are Pulumi secrets.
  */
+import { snakeCase } from "../../../provider/names";
 import * as pulumi from "@pulumi/pulumi";
 import { OperationContext, programContext } from "../../../provider/context";
 import { transform } from "../../../provider/contracts/keep";
@@ -176,7 +177,7 @@ function mountOf(target: TransformTarget): string {
 /** Drops undefined fields and renames camel-case ones to the wire's snake case. */
 function wire(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[snakeCase(key)] = value;
   return out;
 }
 

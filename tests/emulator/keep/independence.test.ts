@@ -43,8 +43,8 @@ test("the scan sees an import of the product when there is one", () => {
   const dir = fs.mkdtempSync(path.join(ROOT, "emulator", ".scan-"));
   try {
     const file = path.join(dir, "probe.ts");
-    fs.writeFileSync(file, 'import { durationSeconds } from "../../resources/keep/transform/duration";\n');
-    expect(relativeImports(file)).toEqual([path.join("resources", "keep", "transform", "duration")]);
+    fs.writeFileSync(file, 'import { durationSeconds } from "../../resources/keep/duration";\n');
+    expect(relativeImports(file)).toEqual([path.join("resources", "keep", "duration")]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
