@@ -14,16 +14,18 @@
  * threshold, plus 1 verification read.
  */
 import { z } from "zod";
-import { failureMessage } from "../../provider/advice";
-import { OperationContext } from "../../provider/context";
-import { ApiError } from "../../provider/errors";
-import type { KeepClient } from "../../provider/keep-client";
-import { clusterInput } from "../../provider/keep-object";
-import { defineResource, OperationArgs } from "../../provider/resource";
-import { secretInput } from "../../provider/secret-ref";
-import { operationSpec } from "../../provider/spec";
-import * as wire from "./rekey/wire";
-import { FunctionError, functionFamily } from "../../provider/functions";
+import { failureMessage } from "../../../provider/advice";
+import { OperationContext } from "../../../provider/context";
+import { rekey as rows, RekeyCompletion, RekeyStatus, RekeyVerification } from "../../../provider/contracts/keep";
+import { ApiError } from "../../../provider/errors";
+import type { KeepClient } from "../../../provider/keep-client";
+import { clusterInput } from "../../../provider/keep-object";
+import { defineResource, OperationArgs } from "../../../provider/resource";
+import { secretInput } from "../../../provider/secret-ref";
+import { operationSpec } from "../../../provider/spec";
+
+/** Whether a failed verification read means that no verification is in progress (the service answers 400). */
+const noVerification = (e: unknown): e is ApiError => e instanceof ApiError && (e.status === 400 || e.status === 404);
 
 const HEX_OR_BASE64 = /^(?:[0-9a-fA-F]{2})+$|^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -34,7 +36,7 @@ const share = z.string().trim().regex(HEX_OR_BASE64, "must be a key share in hex
  * (`{ fromConfig }`, `{ fromEnv }`, `{ fromFile }`) to a JSON array or to shares separated by commas
  * or new lines; a reference keeps the shares out of state (design §8).
  */
-const sharesInput = (what: string) =>
+export const sharesInput = (what: string) =>
   z.union([z.array(share).min(1, `${what} must hold at least one share`), secretInput(what)], {
     error: `must be the ${what}: a list of shares in hex or base64, or a reference { fromConfig }, { fromEnv } or { fromFile } to a JSON array or to shares separated by commas or new lines`,
   });
@@ -137,7 +139,7 @@ type RekeyOutputs = z.output<typeof rekeyOutputs>;
 
 const CANCELLED = "the rekey attempt was cancelled: the current unseal key shares stay valid";
 
-function describeAttempt(status: wire.StatusAnswer): string {
+function describeAttempt(status: RekeyStatus): string {
   const phase = status.verification_required ? ", verification required" : "";
   return `nonce ${status.nonce}, ${status.t} of ${status.n} new shares${phase}, ${status.progress} of ${status.required} current shares given`;
 }
@@ -162,7 +164,7 @@ const verifying = (values: RekeyInputs): boolean => values.requireVerification |
 async function cancelAfter(client: KeepClient, cause: unknown, what: string): Promise<never> {
   const reason = reasonOf(what, cause);
   try {
-    await wire.cancelAttempt(client);
+    await client.send(rows.cancel);
   } catch (e) {
     throw new Error(`${reason}; cancelling the attempt failed as well (${(e as Error).message}): cancel it with DELETE sys/rekey/init`, { cause });
   }
@@ -170,12 +172,12 @@ async function cancelAfter(client: KeepClient, cause: unknown, what: string): Pr
 }
 
 /** Gives a threshold of new shares (from `what`, named in messages) to `verify`; restarts verification first when someone left progress. */
-async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[], what: string): Promise<string> {
-  let status: wire.VerificationAnswer;
+export async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: string, shares: readonly string[], what: string): Promise<string> {
+  let status: RekeyVerification;
   try {
-    status = await wire.readVerification(client);
+    status = (await client.send(rows.verification)).body;
   } catch (e) {
-    if (!wire.noVerification(e)) throw e;
+    if (!noVerification(e)) throw e;
     throw new Error(`no rekey verification is in progress (the attempt was completed or cancelled elsewhere, or never reached verification): ${reasonOf("reading it", e)}`, { cause: e });
   }
   if (status.nonce !== nonce) {
@@ -186,17 +188,17 @@ async function verifyShares(ctx: OperationContext, client: KeepClient, nonce: st
   if (shares.length < status.t) throw new Error(`${what}: ${shares.length} new shares given; verification needs ${status.t} (the new threshold)`);
   if (status.progress > 0) {
     // Shares given before (a run that failed part-way) would be refused as repeats: start over.
-    status = await wire.restartVerification(client);
+    status = (await client.send(rows.restartVerification)).body;
     ctx.info(`keep rekey: verification had ${status.progress} shares already: restarted it (new nonce ${status.nonce})`);
   }
   for (const key of shares.slice(0, status.t)) {
     try {
-      const answer = await wire.submitNewShare(client, key, status.nonce);
+      const answer = (await client.send(rows.submitNewShare, { body: { key, nonce: status.nonce } })).body;
       if ("complete" in answer) return answer.nonce;
     } catch (e) {
       // A verify whose answer was lost may have rotated the master key: when no attempt is in
       // progress any more, it did, with the new shares given here.
-      if (e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
+      if (e instanceof ApiError && e.mayHaveActed && !((await client.send(rows.status)).body).started) {
         ctx.warn(`keep rekey: ${reasonOf("a verify got no answer", e)}; no attempt is in progress any more: the master key was rotated`);
         return status.nonce;
       }
@@ -211,47 +213,47 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
   const current = sharesOf(values.unsealKeys, "unsealKeys");
 
   // Read before acting: another attempt (or one of a run whose state was lost) is never resumed blindly.
-  const status = await wire.readStatus(client);
+  const status = (await client.send(rows.status)).body;
   if (status.started) {
     if (!values.cancelExisting) {
       throw new Error(
         `a rekey attempt is already in progress (${describeAttempt(status)}), started elsewhere or by an earlier run whose state was lost: finish or cancel it, or set cancelExisting to cancel it (its progress is lost; the current unseal key shares stay valid)`,
       );
     }
-    await wire.cancelAttempt(client);
+    await client.send(rows.cancel);
     ctx.info(`keep rekey: cancelled the attempt in progress (${describeAttempt(status)}) as cancelExisting asks`);
   }
   if (current.length < status.required) {
     throw new Error(`unsealKeys holds ${current.length} shares; the service needs ${status.required} (its current threshold); nothing was started`);
   }
 
-  let started: wire.StatusAnswer;
+  let started: RekeyStatus;
   try {
-    started = await wire.startAttempt(client, {
+    started = (await client.send(rows.start, { body: {
       secret_shares: values.secretShares,
       secret_threshold: values.secretThreshold,
       ...(values.pgpKeys ? { pgp_keys: values.pgpKeys } : {}),
       backup: values.backup,
       require_verification: verifying(values),
-    });
+    } })).body;
   } catch (e) {
     // An init that got no answer may have started the attempt: cancel it rather than leave it.
     if (e instanceof ApiError && e.mayHaveActed) return cancelAfter(client, e, "starting the rekey attempt");
     throw e;
   }
 
-  let completion: wire.CompletionAnswer | undefined;
+  let completion: RekeyCompletion | undefined;
   const given = current.slice(0, started.required);
   for (const [index, key] of given.entries()) {
     try {
-      const answer = await wire.submitShare(client, key, started.nonce);
+      const answer = (await client.send(rows.submitShare, { body: { key, nonce: started.nonce } })).body;
       if ("complete" in answer) {
         completion = answer;
         break;
       }
     } catch (e) {
       const last = index === given.length - 1;
-      if (last && e instanceof ApiError && e.mayHaveActed && !(await wire.readStatus(client)).started) {
+      if (last && e instanceof ApiError && e.mayHaveActed && !((await client.send(rows.status)).body).started) {
         // The last share may have completed the rekey and its answer, the new shares, was lost.
         const backup = values.backup ? "; the PGP-encrypted new shares can be read with keep.getRekeyBackup()" : "";
         throw new Error(`${reasonOf("giving the last current share", e)}; the service may have rotated the master key: no attempt is in progress any more${backup}`, { cause: e });
@@ -316,148 +318,3 @@ export const rekeySpec = operationSpec({
 export const Rekey = defineResource(rekeySpec);
 export type Rekey = InstanceType<typeof Rekey>;
 export type RekeyArgs = OperationArgs<typeof rekeySpec.inputs>;
-
-const verifyInputs = z.object({
-  /** The verification nonce (`verificationNonce` of the `keep.Rekey` that made the shares). */
-  nonce: z.string().min(1, "must be the verification nonce"),
-  /** The new shares, decrypted (at least the new threshold): a list, or a reference that keeps them out of state. */
-  keys: sharesInput("new unseal key shares"),
-  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
-  cluster: clusterInput,
-});
-
-export const rekeyVerifySpec = operationSpec({
-  module: "keep",
-  type: "RekeyVerify",
-  description: "Gives the new shares of a rekey back to verification, which rotates the master key (an operation)",
-  inputs: verifyInputs,
-  computed: z.object({
-    /** True once the master key was rotated. */
-    complete: z.boolean(),
-  }),
-  secretInputs: ["keys"],
-  label: () => "rekey-verify",
-  async run(ctx, values) {
-    const client = ctx.keep(values.cluster);
-    await verifyShares(ctx, client, values.nonce, sharesOf(values.keys, "keys"), "keys");
-    return { complete: true };
-  },
-});
-
-/**
- * Completes a rekey that waits for verification: gives a threshold of the new (decrypted) shares
- * with the verification nonce; the master key is rotated then. A failure leaves the attempt waiting.
- */
-export const RekeyVerify = defineResource(rekeyVerifySpec);
-export type RekeyVerify = InstanceType<typeof RekeyVerify>;
-export type RekeyVerifyArgs = OperationArgs<typeof rekeyVerifySpec.inputs>;
-
-const backupDeletionInputs = z.object({
-  /** Delete only the backup of this attempt (the `nonce` of its `keep.Rekey`); any backup when absent. */
-  nonce: z.string().min(1).optional(),
-  /**
-   * Must be true: once deleted, the encrypted shares exist only with their holders; a share lost
-   * after that cannot be recovered.
-   */
-  confirmSharesReceived: z.boolean().optional(),
-  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
-  cluster: clusterInput,
-});
-
-export const rekeyBackupDeletionSpec = operationSpec({
-  module: "keep",
-  type: "RekeyBackupDeletion",
-  description: "Deletes the backup of PGP-encrypted key shares a rekey stored (an operation)",
-  inputs: backupDeletionInputs,
-  computed: z.object({
-    /** Whether a backup was deleted (false: none was stored). */
-    deleted: z.boolean(),
-  }),
-  acknowledgements: [{ input: "confirmSharesReceived", accepts: "the backup of the encrypted key shares is gone for good: every holder must have their share" }],
-  label: () => "rekey-backup-deletion",
-  async current(ctx, values) {
-    const backup = await wire.readBackup(ctx.keep(values.cluster));
-    if (!backup) return { computed: { deleted: false }, message: "no rekey backup is stored" };
-    if (values.nonce && backup.nonce !== values.nonce) {
-      throw new Error(`the stored rekey backup belongs to another attempt (nonce ${backup.nonce}, not ${values.nonce}): it was left in place`);
-    }
-    return undefined;
-  },
-  async run(ctx, values) {
-    await wire.deleteBackup(ctx.keep(values.cluster));
-    return { deleted: true };
-  },
-});
-
-/** Deletes the stored backup of a rekey's encrypted shares, once; destroy does nothing. */
-export const RekeyBackupDeletion = defineResource(rekeyBackupDeletionSpec);
-export type RekeyBackupDeletion = InstanceType<typeof RekeyBackupDeletion>;
-export type RekeyBackupDeletionArgs = OperationArgs<typeof rekeyBackupDeletionSpec.inputs>;
-
-/** Which connection the rekey functions use. */
-export interface RekeyTarget {
-  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
-  cluster?: string;
-}
-
-/** The rekey attempt, as `GET sys/rekey/init` tells it. */
-export interface RekeyStatus {
-  /** Whether an attempt is in progress. */
-  started: boolean;
-  /** Nonce of the attempt ("" when none). */
-  nonce: string;
-  /** Threshold of the new shares. */
-  t: number;
-  /** Number of new shares. */
-  n: number;
-  /** Current shares given so far. */
-  progress: number;
-  /** Current shares needed: the current threshold. */
-  required: number;
-  pgpFingerprints: string[];
-  backup: boolean;
-  verificationRequired: boolean;
-}
-
-/** The stored backup of PGP-encrypted new shares. */
-export interface RekeyBackup {
-  /** Nonce of the attempt that made them. */
-  nonce: string;
-  /** PGP key fingerprint → the shares encrypted to it (hex of binary OpenPGP messages). */
-  keys: Record<string, string[]>;
-}
-
-export class RekeyFunctionError extends FunctionError {}
-
-const family = functionFamily({ prefix: "keep", error: RekeyFunctionError });
-
-/** The rekey attempt in progress, if any (one status read). Runs in the program, in preview too. */
-export const getRekeyStatus = family.define<RekeyTarget, RekeyStatus>({
-  name: "getRekeyStatus",
-  async run(args, ctx) {
-    const s = await wire.readStatus(ctx.keep(args.cluster));
-    return {
-      started: s.started,
-      nonce: s.nonce,
-      t: s.t,
-      n: s.n,
-      progress: s.progress,
-      required: s.required,
-      pgpFingerprints: s.pgp_fingerprints,
-      backup: s.backup,
-      verificationRequired: s.verification_required,
-    };
-  },
-});
-
-/**
- * The stored backup of PGP-encrypted shares, or undefined when none is stored (one read). Only the
- * holders' private keys open the shares.
- */
-export const getRekeyBackup = family.define<RekeyTarget, RekeyBackup | undefined>({
-  name: "getRekeyBackup",
-  async run(args, ctx) {
-    const backup = await wire.readBackup(ctx.keep(args.cluster));
-    return backup ? { nonce: backup.nonce, keys: backup.keys } : undefined;
-  },
-});
