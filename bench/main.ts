@@ -11,6 +11,8 @@
  * - hostCpuMsPerOperation: CPU time of the provider host process (user + system, from the kernel's
  *   accounting of that process) per gRPC operation (Check, Create, Delete) during the applyRatio
  *   measurement, best round;
+ * - hostStartMs, bareHostStartMs: from the provider host's start to its first Check answered (the
+ *   package's modules for that type loaded), ours and the bare provider's, median of three;
  * - hostCpuOverBare, bareHostCpuMsPerOperation, bareApplyRatio: the same run by a bare provider (the
  *   same requests with `http.request`, nothing else) in its own host: the floor the host itself sets,
  *   and how far above it the package is;
@@ -181,6 +183,35 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
   };
 }
 
+/**
+ * The provider host's start as a program's first resource meets it: the host process started,
+ * configured, and its first Check answered (which loads the package's modules for that type), for
+ * our provider and for the bare one; the median of `rounds` starts each, in milliseconds.
+ */
+async function measureHostStart(emu: KeepEmulator, providerText: string, rounds: number) {
+  const config = { "keep:address": emu.url, "keep:token": emu.rootToken };
+  const urn = "urn:pulumi:bench::keepstack-bench::pulumi-nodejs:dynamic/keep:AclPolicy::start";
+  const startOnce = async (text: string) => {
+    const start = process.hrtime.bigint();
+    const host = await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" });
+    try {
+      await host.configure(config);
+      await host.check(urn, {}, { name: "start", policy: POLICY, __provider: text });
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    } finally {
+      await host.close();
+    }
+  };
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const ours: number[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    ours.push(await startOnce(providerText));
+    bare.push(await startOnce(bareProviderText(emu.url, emu.rootToken)));
+  }
+  return { hostStartMs: median(ours), bareHostStartMs: median(bare) };
+}
+
 async function main(): Promise<void> {
   const opts = new Command()
     .name("bench")
@@ -214,6 +245,7 @@ async function main(): Promise<void> {
     const { requests, shimBytes, providerText } = await measureRequests(emu);
     Object.assign(result, { shimBytes, requests });
     const apply = await measureHostApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds), providerText);
+    const start = await measureHostStart(emu, providerText, 3);
     const program = await measureProgramApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds));
     Object.assign(result, {
       applyRatio: apply.ratio,
@@ -221,6 +253,8 @@ async function main(): Promise<void> {
       bareApplyRatio: apply.bareApplyRatio,
       bareHostCpuMsPerOperation: apply.bareHostCpuMsPerOperation,
       hostCpuOverBare: apply.hostCpuOverBare,
+      hostStartMs: start.hostStartMs,
+      bareHostStartMs: start.bareHostStartMs,
       apply,
       programApplyRatio: program.ratio,
       programApply: program,
@@ -252,6 +286,8 @@ async function main(): Promise<void> {
     bareApplyRatio: number;
     bareHostCpuMsPerOperation: number;
     hostCpuOverBare: number;
+    hostStartMs: number;
+    bareHostStartMs: number;
     apply: { policies: number; parallel: number; hostSeconds: number; directSeconds: number; operations: number; hostCpuMs: number };
     programApplyRatio: number;
     programApply: { programSeconds: number; directSeconds: number };
@@ -266,6 +302,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `hostCpuOverBare    ${r.hostCpuOverBare.toFixed(2)} (the bare provider, the same requests with nothing else, through the same host: ${r.bareHostCpuMsPerOperation.toFixed(3)} ms of CPU per operation, bareApplyRatio ${r.bareApplyRatio.toFixed(2)})`,
+  );
+  console.log(
+    `hostStartMs        ${r.hostStartMs.toFixed(0)} ms from the host's start to its first Check answered (median of 3; the bare provider: ${r.bareHostStartMs.toFixed(0)} ms)`,
   );
   console.log(
     `programApplyRatio  ${r.programApplyRatio.toFixed(2)} (the same through a Pulumi program and the whole harness: ${r.programApply.programSeconds.toFixed(3)} s vs ${r.programApply.directSeconds.toFixed(3)} s)`,

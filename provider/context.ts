@@ -5,9 +5,9 @@
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig } from "./config";
 import type { ServiceModule } from "./config";
-import { KeepClient } from "./keep-client";
-import { WorkspacesClient } from "./workspaces-client";
-import { MeshClient } from "./mesh-client";
+import type { KeepClient } from "./keep-client";
+import type { WorkspacesClient } from "./workspaces-client";
+import type { MeshClient } from "./mesh-client";
 
 export interface OperationContext {
   /** Connection settings of a service; `cluster` names a connection other than the default one. */
@@ -60,9 +60,11 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
   };
   return {
     config,
-    keep: (cluster) => client("keep", cluster, (c) => new KeepClient(c)),
-    workspaces: () => client("workspaces", undefined, (c) => new WorkspacesClient(c)),
-    mesh: () => client("mesh", undefined, (c) => new MeshClient(c)),
+    // Each service's client (and its contract) is loaded when first used: a program of one service's
+    // resources does not load the others' in the provider host.
+    keep: (cluster) => client("keep", cluster, (c) => new (require("./keep-client") as typeof import("./keep-client")).KeepClient(c)),
+    workspaces: () => client("workspaces", undefined, (c) => new (require("./workspaces-client") as typeof import("./workspaces-client")).WorkspacesClient(c)),
+    mesh: () => client("mesh", undefined, (c) => new (require("./mesh-client") as typeof import("./mesh-client")).MeshClient(c)),
     configValue: (key) => lookup(key),
     envValue: (name) => env[name],
     warn: (message) => console.error(`warning: ${message}`),

@@ -10,12 +10,13 @@ import { ConfigLookup } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
 import type { Machine } from "../provider/machine";
 import { machineOf } from "../provider/machines";
-import { tokenOf, tokenOfShortType } from "../provider/spec";
-import { allSpecs } from "./registry";
+import { tokenOfShortType } from "../provider/spec";
+import { specOfShortType } from "./catalog";
 
 let lookup: ConfigLookup = () => undefined;
 let context: OperationContext | undefined;
-let machines: Map<string, Machine> | undefined;
+/** Machines by short type, made on first use: the host loads only the modules of the types it is asked about. */
+const machines = new Map<string, Machine>();
 
 const currentContext = () => (context ??= createContext(lookup));
 
@@ -28,14 +29,14 @@ export function configure(req: { config: { get(key: string): string | undefined 
 }
 
 function machineFor(type: string): Machine {
-  const token = tokenOfShortType(type);
-  if (!machines) {
-    machines = new Map();
-    for (const spec of allSpecs) machines.set(tokenOf(spec), machineOf(spec, currentContext));
-  }
-  const machine = machines.get(token);
+  let machine = machines.get(type);
   if (!machine) {
-    throw new Error(`${token} is not a resource type of the installed pulumi-keepstack: install the version that wrote this state, or a newer one`);
+    const spec = specOfShortType(type);
+    if (!spec) {
+      throw new Error(`${tokenOfShortType(type)} is not a resource type of the installed pulumi-keepstack: install the version that wrote this state, or a newer one`);
+    }
+    machine = machineOf(spec, currentContext);
+    machines.set(type, machine);
   }
   return machine;
 }
