@@ -94,11 +94,13 @@ const isWhitespace = (c: string) => c === " " || c === "\t" || c === "\n" || c =
 const digitValue = (c: string) => (isDecimal(c) ? c.charCodeAt(0) - 48 : /^[a-f]$/.test(c) ? c.charCodeAt(0) - 87 : /^[A-F]$/.test(c) ? c.charCodeAt(0) - 55 : 16);
 
 class Scanner {
-  private readonly chars: string[];
+  /** The code points of the text: the text itself when it has no surrogates (indexing it is then the same). */
+  private readonly chars: string | string[];
   private index = 0;
   private line = 1;
   private column = 0;
-  private previous = { line: 1, column: 0 };
+  private previousLine = 1;
+  private previousColumn = 0;
   /** The first scanning error; the document is refused when there is one, whatever the parser says. */
   error?: HclSyntaxError;
 
@@ -107,7 +109,12 @@ class Scanner {
     private readonly json: boolean,
   ) {
     // A lone surrogate reaches the service as U+FFFD (JSON decoding replaces it).
-    this.chars = Array.from(src, (c) => (c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c));
+    this.chars = /[\ud800-\udfff]/.test(src) ? Array.from(src, (c) => (c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c)) : src;
+  }
+
+  /** The text of code points `start` to `end`. */
+  private textOf(start: number, end: number): string {
+    return typeof this.chars === "string" ? this.chars.slice(start, end) : this.chars.slice(start, end).join("");
   }
 
   private fail(message: string): void {
@@ -120,7 +127,8 @@ class Scanner {
       return EOF;
     }
     const c = this.chars[this.index++];
-    this.previous = { line: this.line, column: this.column };
+    this.previousLine = this.line;
+    this.previousColumn = this.column;
     this.column++;
     if (c === "\n") {
       this.line++;
@@ -140,8 +148,8 @@ class Scanner {
 
   private unread(): void {
     this.index--;
-    this.line = this.previous.line;
-    this.column = this.previous.column;
+    this.line = this.previousLine;
+    this.column = this.previousColumn;
   }
 
   private peek(): string {
@@ -219,7 +227,7 @@ class Scanner {
           this.fail(this.json ? `illegal char: ${c}` : "illegal char");
       }
     }
-    return { type, text: this.chars.slice(start, this.index).join(""), pos };
+    return { type, text: this.textOf(start, this.index), pos };
   }
 
   private identifier(): string {
@@ -227,7 +235,7 @@ class Scanner {
     let c = this.next();
     while (isLetter(c) || isDigit(c) || c === "-" || (!this.json && c === ".")) c = this.next();
     if (c !== EOF) this.unread();
-    return this.chars.slice(start, this.index).join("");
+    return this.textOf(start, this.index);
   }
 
   private number(first: string): TokenType {
@@ -354,7 +362,7 @@ class Scanner {
       this.fail("invalid characters in heredoc anchor");
       return;
     }
-    const anchor = this.chars.slice(anchorStart, this.index - 1).join("").replace(/\r$/, "");
+    const anchor = this.textOf(anchorStart, this.index - 1).replace(/\r$/, "");
     if (anchor === "" || anchor === "-") {
       this.fail("zero-length heredoc anchor");
       return;
@@ -364,7 +372,7 @@ class Scanner {
     for (;;) {
       const ch = this.next();
       if (ch === "\n") {
-        const line = this.chars.slice(lineStart, this.index - 1).join("");
+        const line = this.textOf(lineStart, this.index - 1);
         if (line.length >= anchor.length && closing.test(line)) return;
         lineStart = this.index;
       }
