@@ -37,8 +37,11 @@ export function pathTemplate(text: string): PathTemplate {
       return segments
         .map((s) => {
           if ("literal" in s) return s.literal;
-          const value = String(values[s.param] ?? "");
-          if (raw) return value;
+          const given = values[s.param];
+          if (raw) return String(given ?? "");
+          // A route never gets an empty segment: it would name another endpoint.
+          if (given === undefined || given === null || given === "") throw new Error(`${text}: no value for {${s.param}}`);
+          const value = String(given);
           return s.multi ? encodePath(value) : encodeURIComponent(value);
         })
         .join("/");

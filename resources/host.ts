@@ -10,7 +10,7 @@ import { ConfigLookup } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
 import type { Machine } from "../provider/machine";
 import { machineOf } from "../provider/machines";
-import { tokenOfShortType } from "../provider/spec";
+import { shortTypeOf, tokenOfShortType } from "../provider/spec";
 import { specOfShortType } from "./catalog";
 
 let lookup: ConfigLookup = () => undefined;
@@ -28,7 +28,9 @@ export function configure(req: { config: { get(key: string): string | undefined 
   context = undefined;
 }
 
-function machineFor(type: string): Machine {
+function machineFor(given: string): Machine {
+  // Shims of earlier versions pass the full token; today's, the short type.
+  const type = shortTypeOf(given);
   let machine = machines.get(type);
   if (!machine) {
     const spec = specOfShortType(type);

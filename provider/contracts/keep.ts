@@ -188,6 +188,8 @@ export const kv = {
   deleteMetadata: endpoint("DELETE {mount*}/metadata/{path*}", { notFound: "absent" }),
   /** LIST of a directory: keys, directories ending in `/`. */
   listMetadata: endpoint("GET {mount*}/metadata/{prefix*}", { answer: listedKeys, notFound: "absent", query: LIST }),
+  /** The keys at the mount's root (a path never has an empty segment). */
+  listMetadataRoot: endpoint("GET {mount*}/metadata/", { answer: listedKeys, notFound: "absent", query: LIST }),
 };
 
 /** Namespaces: LIST of the children of the namespace a request names (the `X-Keep-Namespace` header). */

@@ -57,7 +57,9 @@ export const kvSecretSpec: typeof base = {
     // Directories end in `/`: walk them (the `secret` mount, in the configured namespace).
     const ids: string[] = [];
     const walk = async (prefix: string): Promise<void> => {
-      const listed = await ctx.keep().send(kv.listMetadata, { params: { mount: "secret", prefix } });
+      const listed = prefix
+        ? await ctx.keep().send(kv.listMetadata, { params: { mount: "secret", prefix } })
+        : await ctx.keep().send(kv.listMetadataRoot, { params: { mount: "secret" } });
       for (const key of listed?.body ?? []) {
         if (key.endsWith("/")) await walk(`${prefix}${key}`);
         else ids.push(`secret/${prefix}${key}`);
