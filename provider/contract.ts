@@ -17,10 +17,21 @@ export type Method = "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
 /** What a 404 means at an endpoint: a failure like any other, or the answer "not there". */
 export type NotFound = "error" | "absent";
 
-export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotFound = NotFound> {
+/** The parameter names of a path template: `{mount*}/roles/{name}` has `mount` and `name`. */
+export type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${infer Several}*` ? Several : Name) | PathParamNames<Rest>
+  : never;
+
+/**
+ * The values a row's path needs, one per name of its template: a missing or misspelt one does not
+ * compile. A row whose template is known only at run time (`string`) takes any names.
+ */
+export type PathParams<Path extends string> = string extends Path ? Record<string, unknown> : { [K in PathParamNames<Path>]: string | number };
+
+export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotFound = NotFound, Path extends string = string> {
   readonly method: Method;
   /** Path template under the service's base path. */
-  readonly path: string;
+  readonly path: Path;
   /** The payload in the service's names; a body that does not fit is refused before it is sent. */
   readonly body?: z.ZodType<unknown, Body>;
   /** The answer in the service's names, or mapped to ours by the schema's transform. */
@@ -57,11 +68,11 @@ export function fieldsOf(shape?: z.ZodType) {
 export const listOf = <Item extends z.ZodType>(item: Item) => z.array(item).nullish().transform((list): z.output<Item>[] => list ?? []);
 
 /** One row: `"<METHOD> <path template>"`, then the schemas. Without `answer` the body is not read. */
-export function endpoint<Body = never, Answer = void, Missing extends NotFound = "error">(
-  line: `${Method} ${string}`,
+export function endpoint<Path extends string, Body = never, Answer = void, Missing extends NotFound = "error">(
+  line: `${Method} ${Path}`,
   parts: { body?: z.ZodType<unknown, Body>; answer?: z.ZodType<Answer>; notFound?: Missing; once?: boolean; query?: Record<string, string> } = {},
-): Endpoint<Body, Answer, Missing> {
-  const [method, path] = line.split(" ") as [Method, string];
+): Endpoint<Body, Answer, Missing, Path> {
+  const [method, path] = line.split(" ") as [Method, Path];
   return {
     method,
     path,
@@ -80,9 +91,9 @@ export function retryOf(row: Endpoint, retry: RetryOverride | undefined): RetryO
 }
 
 /** What one request of a row carries besides its body. */
-export interface Call<Body, Options> {
+export interface Call<Body, Options, Path extends string = string> {
   /** Values of the path template's names. */
-  params?: object;
+  params?: PathParams<Path>;
   body?: Body;
   /** The client's own options for this request (namespace, query, blocking, retry). */
   options?: Options;
@@ -105,12 +116,12 @@ export type Answered<Answer, Missing extends NotFound, Extra> = Missing extends 
  * (a `ResponseShapeError` naming each field that is not what the contract says) and a 404 read as
  * the row says.
  */
-export async function send<Body, Answer, Missing extends NotFound, Options, Extra>(
+export async function send<Body, Answer, Missing extends NotFound, Options, Extra, Path extends string>(
   service: string,
   basePath: string,
   transport: Transport<Options, Extra>,
-  row: Endpoint<Body, Answer, Missing>,
-  call: Call<Body, Options> = {},
+  row: Endpoint<Body, Answer, Missing, Path>,
+  call: Call<Body, Options, Path> = {},
 ): Promise<Answered<Answer, Missing, Extra>> {
   const path = route(row.path, call.params ?? {});
   const shown = `${service}: ${row.method} ${basePath}/${path}`;
@@ -120,7 +131,7 @@ export async function send<Body, Answer, Missing extends NotFound, Options, Extr
     if (!result.success) throw new Error(`${shown}: the payload does not fit the contract: ${result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`);
     body = result.data;
   }
-  const sent = transport(row as Endpoint, path, body, call.options);
+  const sent = transport(row as unknown as Endpoint, path, body, call.options);
   const answer = row.notFound === "absent" ? await unlessNotFound(sent) : await sent;
   if (answer === undefined) return undefined as Answered<Answer, Missing, Extra>;
   const checked = checkedAnswer(row.answer, answer.body, { service, method: row.method, path: `${basePath}/${path}` });

@@ -96,7 +96,7 @@ export class ServiceClient<Options extends CallOptions, Extra> {
   }
 
   /** Sends one row of the service's contract (`contracts/`), through the profile. */
-  send<Body, Answer, Missing extends NotFound>(row: Endpoint<Body, Answer, Missing>, call: Call<Body, Options> = {}) {
+  send<Body, Answer, Missing extends NotFound, Path extends string>(row: Endpoint<Body, Answer, Missing, Path>, call: Call<Body, Options, Path> = {}) {
     return send(this.config.service, this.profile.basePath, this.transport, row, call);
   }
 }

@@ -116,7 +116,7 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
    * Every item of a listed row, across its pages: asks for the largest pages and follows the
    * pagination metadata (`meta.pagination.next-page`, or `links.next`) until the last page.
    */
-  async sendAll<Item>(row: Endpoint<never, Item[], "error">, call: Call<never, WorkspacesRequestOptions> = {}): Promise<Item[]> {
+  async sendAll<Item, Path extends string>(row: Endpoint<never, Item[], "error", Path>, call: Call<never, WorkspacesRequestOptions, Path> = {}): Promise<Item[]> {
     const items: Item[] = [];
     let page: number | null = 1;
     const seen = new Set<number>();

@@ -101,7 +101,7 @@ function secretKeyChanged(before: unknown, now: unknown): boolean {
 async function currentAccessKeyOf(ctx: OperationContext, id: string): Promise<string | undefined> {
   const { id: _local, ...scope } = splitKeepId(id);
   const values = base.fromId(id);
-  const answer = (await keepClientOf(ctx, scope).send(cloud.rootConfig, { params: values, options: scopeOptions(scope) }))?.body;
+  const answer = (await keepClientOf(ctx, scope).send(cloud.rootConfig, { params: { mount: values.mount ?? "" }, options: scopeOptions(scope) }))?.body;
   return typeof answer?.access_key === "string" ? answer.access_key : undefined;
 }
 

@@ -189,11 +189,15 @@ type Item = Record<string, unknown>;
 async function callItems(endpoint: Endpoint, args: Args, ctx: OperationContext): Promise<Item[]> {
   // What is left of the arguments is the one value's fields; the decode format goes in the path.
   const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat: _d, batchInput, ...single } = args;
-  const row = args.decodeFormat ? transform.callWithFormat : transform.call;
-  const params = { ...args, mount: mountOf(args), endpoint };
+  const params = { mount: mountOf(args), endpoint, role: args.role };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   const client = ctx.keep(args.cluster);
-  const post = async (body: Item): Promise<Item> => (await client.send(row, { params, body, options })).body ?? {};
+  const { decodeFormat } = args;
+  const post = async (body: Item): Promise<Item> =>
+    (decodeFormat
+      ? await client.send(transform.callWithFormat, { params: { ...params, decodeFormat }, body, options })
+      : await client.send(transform.call, { params, body, options })
+    ).body ?? {};
   if (!batchInput) return [await post(wire(single))];
   const chunks = splitBatch(batchInput.map((item) => wire(item as Item)), args.batch);
   const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
