@@ -99,16 +99,16 @@ async function measureProgramApplyRatio(emu: KeepEmulator, count: number, parall
     // Warm both paths (provider host start, module loading, keep-alive connections).
     await engine.up(program);
     await engine.destroy();
-    await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
-    await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+    await pool(names, parallel, (n) => client.request("POST", `sys/policies/acl/${n}`, { policy: POLICY }));
+    await pool(names, parallel, (n) => client.request("DELETE", `sys/policies/acl/${n}`));
     for (let round = 0; round < rounds; round++) {
       let start = process.hrtime.bigint();
       await engine.up(program);
       await engine.destroy();
       provider = Math.min(provider, seconds(start));
       start = process.hrtime.bigint();
-      await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
-      await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+      await pool(names, parallel, (n) => client.request("POST", `sys/policies/acl/${n}`, { policy: POLICY }));
+      await pool(names, parallel, (n) => client.request("DELETE", `sys/policies/acl/${n}`));
       direct = Math.min(direct, seconds(start));
     }
   } finally {
@@ -140,8 +140,8 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
     await pool(names, parallel, (n) => host.delete(urn(n), n, props(n), props(n)));
   };
   const direct = async () => {
-    await pool(names, parallel, (n) => client.write(`sys/policies/acl/${n}`, { policy: POLICY }));
-    await pool(names, parallel, (n) => client.delete(`sys/policies/acl/${n}`));
+    await pool(names, parallel, (n) => client.request("POST", `sys/policies/acl/${n}`, { policy: POLICY }));
+    await pool(names, parallel, (n) => client.request("DELETE", `sys/policies/acl/${n}`));
   };
   // Check and Create per policy, then Delete.
   const operations = 3 * count;

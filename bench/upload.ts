@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "../emulator/workspaces";
 import { resolveServiceConfig } from "../provider/config";
+import { configurationVersions, workspaces } from "../provider/contracts/workspaces";
 import { WorkspacesClient } from "../provider/workspaces-client";
 import { uploadDirectory } from "../resources/workspaces/configuration-archive";
 
@@ -56,9 +57,8 @@ function generateTree(directory: string, sizeMB: number): void {
 }
 
 async function newUploadUrl(client: WorkspacesClient, workspaceId: string): Promise<{ id: string; url: string }> {
-  const version = await client.write("POST", `/workspaces/${workspaceId}/configuration-versions`, "configuration-versions", {
-    "auto-queue-runs": false,
-  });
+  const body = { type: "configuration-versions" as const, attributes: { "auto-queue-runs": false } };
+  const version = (await client.send(configurationVersions.create, { params: { workspaceId }, body })).body;
   return { id: version.id, url: String(version.attributes["upload-url"]) };
 }
 
@@ -109,7 +109,8 @@ export async function runUploadBench(options: UploadBenchOptions): Promise<Uploa
     generateTree(directory, sizeMB);
     const settings: Record<string, string> = { "workspaces:address": emu.url, "workspaces:token": emu.tokens.user };
     const client = new WorkspacesClient(resolveServiceConfig("workspaces", (key) => settings[key], {}));
-    const workspace = await client.write("POST", `/organizations/${emu.organization}/workspaces`, "workspaces", { name: "upload-bench" });
+    const created = { type: "workspaces" as const, attributes: { name: "upload-bench" } };
+    const workspace = (await client.send(workspaces.create, { params: { organization: emu.organization }, body: created })).body;
 
     // Warm the path (module loading, keep-alive connection) with a one-file tree.
     const warm = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-upload-warm-"));

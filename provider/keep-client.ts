@@ -4,8 +4,6 @@
  * `wrap_info` beside it, lists as `GET ?list=true`.
  */
 import { ServiceConfig } from "./config";
-import { LIST } from "./contracts/keep";
-import { unlessNotFound } from "./errors";
 import { CallOptions, Profile, ServiceClient } from "./service-client";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -62,30 +60,5 @@ const keepProfile: Profile<KeepRequestOptions, { lease: Lease; wrapInfo: unknown
 export class KeepClient extends ServiceClient<KeepRequestOptions, { lease: Lease; wrapInfo: unknown }> {
   constructor(config: ServiceConfig) {
     super(config, keepProfile);
-  }
-
-  /** GET; undefined when the object does not exist (404). */
-  async read<T = unknown>(path: string, options: KeepRequestOptions = {}): Promise<T | undefined> {
-    return unlessNotFound(this.request<T>("GET", path, undefined, options));
-  }
-
-  /** POST (the service treats PUT and POST alike); returns the body, if any. */
-  write<T = unknown>(path: string, body: unknown, options: KeepRequestOptions = {}): Promise<T> {
-    return this.request<T>("POST", path, body ?? {}, options);
-  }
-
-  /** DELETE; a 404 counts as done. */
-  async delete(path: string, options: KeepRequestOptions = {}): Promise<void> {
-    await unlessNotFound(this.request("DELETE", path, undefined, options));
-  }
-
-  /** LIST, sent as `GET ?list=true`; a 404 is an empty list. Returns `keys` whether bare or under `data`. */
-  async list(path: string, options: KeepRequestOptions = {}): Promise<string[]> {
-    const body = await this.read<{ keys?: unknown; data?: { keys?: unknown } }>(path, {
-      ...options,
-      query: { ...options.query, ...LIST },
-    });
-    const keys = body?.keys ?? body?.data?.keys;
-    return Array.isArray(keys) ? keys.map(String) : [];
   }
 }

@@ -5,7 +5,7 @@
  *
  * ```ts
  * const version = await waitFor({
- *   probe: () => client.read(path),
+ *   probe: () => client.send(row, { params }),
  *   done: (v) => v?.status !== "pending",
  *   timeoutMs: 600_000,
  *   describe: `configuration version ${id} to be processed`,

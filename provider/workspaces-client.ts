@@ -11,7 +11,7 @@ import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
 import { Call, Endpoint } from "./contract";
-import { ApiError, ConfigError, ResponseShapeError, unlessNotFound } from "./errors";
+import { ApiError, ConfigError } from "./errors";
 import { createHttpClient } from "./http";
 import { CallOptions, Profile, ServiceClient } from "./service-client";
 
@@ -42,7 +42,7 @@ export interface JsonApiDocument<A = Record<string, unknown>> {
   included?: JsonApiResource[];
 }
 
-interface JsonApiListDocument<A> {
+export interface JsonApiListDocument<A> {
   data: JsonApiResource<A>[];
   included?: JsonApiResource[];
   links?: { next?: string | null };
@@ -130,65 +130,6 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
     return items;
   }
 
-  /** GET of one document; undefined when the service answers 404 (absent, or not visible to this token). */
-  async read<A = Record<string, unknown>>(path: string, options: WorkspacesRequestOptions = {}): Promise<JsonApiDocument<A> | undefined> {
-    const document = await unlessNotFound(this.request<JsonApiDocument<A>>("GET", path, undefined, options));
-    return document === undefined ? undefined : this.checked("GET", path, document);
-  }
-
-  /** A document whose `data` is not a resource object is the service breaking its contract. */
-  private checked<A>(method: string, path: string, document: JsonApiDocument<A>): JsonApiDocument<A> {
-    const data = (document as { data?: unknown } | undefined)?.data as JsonApiResource<A> | undefined;
-    if (!data || typeof data !== "object" || typeof data.id !== "string" || typeof data.attributes !== "object") {
-      throw new ResponseShapeError(this.config.service, method, `/api/v2${path}`, ["data is not a JSON:API resource object"]);
-    }
-    return document;
-  }
-
-  /** POST or PATCH of a JSON:API resource document; returns the resource the service answers with. */
-  async write<A = Record<string, unknown>>(
-    method: "POST" | "PATCH",
-    path: string,
-    type: string,
-    attributes: Record<string, unknown>,
-    relationships?: Record<string, unknown>,
-    options: Pick<WorkspacesRequestOptions, "retry"> = {},
-  ): Promise<JsonApiResource<A>> {
-    const data: Record<string, unknown> = { type, attributes };
-    if (relationships && Object.keys(relationships).length > 0) data.relationships = relationships;
-    const document = await this.request<JsonApiDocument<A>>(method, path, { data }, options);
-    return this.checked(method, path, document).data;
-  }
-
-  /** DELETE; a 404 counts as done. */
-  async delete(path: string): Promise<void> {
-    await unlessNotFound(this.request("DELETE", path));
-  }
-
-  /**
-   * Every item of a paged list: asks for the largest pages and follows the pagination metadata
-   * (`meta.pagination.next-page`, or `links.next`) until the last page.
-   */
-  async list<A = Record<string, unknown>>(path: string, options: WorkspacesRequestOptions & { pageSize?: number } = {}): Promise<JsonApiResource<A>[]> {
-    const items: JsonApiResource<A>[] = [];
-    const size = String(options.pageSize ?? MAX_PAGE_SIZE);
-    let page: number | null = 1;
-    const seen = new Set<number>();
-    while (page !== null && !seen.has(page)) {
-      seen.add(page);
-      const document: JsonApiListDocument<A> = await this.request<JsonApiListDocument<A>>("GET", path, undefined, {
-        query: { ...options.query, "page[number]": String(page), "page[size]": size },
-      });
-      if (!Array.isArray(document?.data)) {
-        throw new ResponseShapeError(this.config.service, "GET", `/api/v2${path}`, ["data is not a list of JSON:API resource objects"]);
-      }
-      const data = document.data;
-      items.push(...data);
-      page = nextPageOf(document);
-    }
-    return items;
-  }
-
   /**
    * Streams a body to an archive-store URL (`upload-url`) with PUT, `Content-Type:
    * application/octet-stream` and no authorization header, retried by the client's policy like any
@@ -266,7 +207,7 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
   }
 }
 
-function nextPageOf(document: JsonApiListDocument<unknown>): number | null {
+export function nextPageOf(document: JsonApiListDocument<unknown>): number | null {
   const pagination = document?.meta?.pagination;
   if (pagination && "next-page" in pagination) return pagination["next-page"] ?? null;
   const next = document?.links?.next;

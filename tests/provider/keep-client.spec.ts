@@ -4,7 +4,7 @@ import { resolveServiceConfig } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
 import { retryDelayMs, retryPolicyOf, serverWaitMs } from "../../provider/http";
 import type { AxiosError } from "axios";
-import { KeepClient } from "../../provider/keep-client";
+import { KeepClient } from "../support/by-path";
 import { startTlsServer, TlsServer } from "../support/tls";
 
 describe("KeepClient", () => {

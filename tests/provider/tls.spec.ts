@@ -13,10 +13,10 @@ import { adviceFor, failureMessage } from "../../provider/advice";
 import { resolveServiceConfig } from "../../provider/config";
 import { createContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
-import { KeepClient } from "../../provider/keep-client";
+import { KeepClient } from "../support/by-path";
 import { MeshClient } from "../../provider/mesh-client";
 import { certificateProblemOf } from "../../provider/tls-problems";
-import { WorkspacesClient } from "../../provider/workspaces-client";
+import { WorkspacesClient } from "../support/by-path";
 import { startTlsServer, TlsServer } from "../support/tls";
 
 let server: TlsServer;

@@ -15,8 +15,8 @@ import { resolveServiceConfig } from "../../provider/config";
 import { kv, namespaces, rekey } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
 import { configurationVersions, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
-import { KeepClient } from "../../provider/keep-client";
-import { WorkspacesClient } from "../../provider/workspaces-client";
+import { KeepClient } from "../support/by-path";
+import { WorkspacesClient } from "../support/by-path";
 import { ApiError, ResponseShapeError } from "../../provider/errors";
 
 interface Sent {

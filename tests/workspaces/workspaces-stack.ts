@@ -6,7 +6,7 @@ import { Engine, EngineOptions } from "../../harness";
 import { startWorkspacesEmulator, WorkspacesEmulator, WorkspacesEmulatorOptions } from "../../emulator/workspaces";
 import { resolveServiceConfig } from "../../provider/config";
 import { createContext, OperationContext } from "../../provider/context";
-import { WorkspacesClient } from "../../provider/workspaces-client";
+import { WorkspacesClient } from "../support/by-path";
 
 export interface WorkspacesStack {
   emu: WorkspacesEmulator;
