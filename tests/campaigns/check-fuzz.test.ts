@@ -20,7 +20,7 @@ import { Lane, startLane } from "./services";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS_PER_RESOURCE = 400;
-const APPLIED_PER_RESOURCE = 10;
+const APPLIED_PER_RESOURCE = 8;
 /** The share of seeded one-field changes that must be applied (not refused in preview). */
 const APPLIED_FLOOR = 0.65;
 const LANES = 3;
@@ -227,7 +227,7 @@ describe("check fuzz", () => {
       else applied.failures.push(`${entry.type} ${changedKey}: ${outcome.problems.join(" | ").slice(0, 600)}`);
     });
     expect(applied.failures).toEqual([]);
-    // Most plausible one-field changes pass preview and reach the service (seed 20261123: 285 of 400):
+    // Most plausible one-field changes pass preview and reach the service (seed 20261123: 221 of 320):
     // far fewer would mean check refuses what the service takes, and the campaign tests little.
     expect(applied.applied).toBeGreaterThanOrEqual(Math.floor(jobs.length * APPLIED_FLOOR));
   }, 10 * 60_000);
