@@ -198,14 +198,14 @@ function unusable(resource: JsonApiResourceObject): Attributes {
 const mayStillAct = (e: ApiError) => e.status === 0 && (e.code === "ECONNABORTED" || e.code === "ETIMEDOUT");
 
 /**
- * Sends the create, which is never repeated blindly: after a failure that may have acted (a 5xx, a
+ * Sends the create, never repeated blindly: after a failure that may have acted (a 5xx, a
  * reset, a lost answer), the workspace's versions made since show what the attempt did. A version
  * it made is adopted, kept in state as created-but-failed (its upload URL came only in the lost
  * answer); when it made nothing the create is sent again, within the retry policy's budget. When
  * the client gave up waiting, or the lookup fails, a slow service may still act: the state keeps a
  * marker that the next refresh, up or destroy resolves.
  */
-async function createOnce(client: WorkspacesClient, workspaceId: string, flags: Attributes, newestKnown: string | undefined): Promise<JsonApiResourceObject> {
+async function createVersion(client: WorkspacesClient, workspaceId: string, flags: Attributes, newestKnown: string | undefined): Promise<JsonApiResourceObject> {
   const policy = retryPolicyOf(client.config);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -266,7 +266,7 @@ export const configurationVersionSpec = resourceSpec({
         throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
       })
     )[0]?.id;
-    const created = await createOnce(client, args.workspaceId, flags, newestKnown);
+    const created = await createVersion(client, args.workspaceId, flags, newestKnown);
     const uploadUrl = versionAttributes(created)["upload-url"];
     if (!uploadUrl) {
       const reason = "the service did not answer with an upload-url";

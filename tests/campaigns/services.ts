@@ -12,7 +12,9 @@ import { startKeepClusters } from "../../emulator/keep/replication";
 import { cloudCredentialsAccess, registerCloudCredentialsEngine } from "../../emulator/keep/cloud-credentials";
 import { startMeshEmulator } from "../../emulator/mesh";
 import { startWorkspacesEmulator } from "../../emulator/workspaces";
+import { resolveServiceConfig } from "../../provider/config";
 import { createContext, OperationContext } from "../../provider/context";
+import { WorkspacesClient } from "../support/by-path";
 import type { ServiceServer } from "../../emulator/common";
 import type { SampleEnv } from "../support/samples";
 
@@ -90,26 +92,13 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
   }
   // Workspaces, versions and partitions are read over HTTP, as a client sees them: every page,
   // pending versions included (the service can neither archive nor delete them).
-  const workspacesGet = async (route: string): Promise<{ data: { id: string; attributes: Record<string, unknown> }[]; meta?: { pagination?: { "next-page"?: number | null } } }> => {
-    const answer = await fetch(`${workspaces.url}/api/v2${route}`, { headers: { Authorization: `Bearer ${workspaces.tokens.user}` } });
-    if (!answer.ok) throw new Error(`census: GET ${route} returned ${answer.status}`);
-    return answer.json() as never;
-  };
-  const everyPage = async (route: string) => {
-    const all: { id: string; attributes: Record<string, unknown> }[] = [];
-    for (let page: number | null | undefined = 1; page; ) {
-      const answer = await workspacesGet(`${route}?page%5Bsize%5D=100&page%5Bnumber%5D=${page}`);
-      all.push(...answer.data);
-      page = answer.meta?.pagination?.["next-page"];
-    }
-    return all;
-  };
+  const workspacesByPath = new WorkspacesClient(resolveServiceConfig("workspaces", (key) => config[key], {}));
   const census = async (): Promise<Set<string>> => {
     const keys = new Set(keepObjects);
     for (const organization of [workspaces.organization, workspaces.secondOrganization]) {
-      for (const ws of await everyPage(`/organizations/${organization}/workspaces`)) {
+      for (const ws of await workspacesByPath.list(`/organizations/${organization}/workspaces`)) {
         keys.add(`workspaces|workspace|${ws.id}`);
-        for (const cv of await everyPage(`/workspaces/${ws.id}/configuration-versions`)) {
+        for (const cv of await workspacesByPath.list(`/workspaces/${ws.id}/configuration-versions`)) {
           if (cv.attributes.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
         }
       }

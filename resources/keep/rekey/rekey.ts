@@ -1,6 +1,6 @@
 /**
- * Rekey of the secrets service's unseal keys (`sys/rekey/*`) as operations (design §2), and the
- * functions that read its status and backup.
+ * `keep.Rekey`: a rekey of the secrets service's unseal keys (`sys/rekey/*`) as an operation
+ * (design §2), and the share inputs and verification `keep.RekeyVerify` shares.
  *
  * `keep.Rekey` runs one attempt end to end: it reads the status first (an attempt already in
  * progress fails the run unless `cancelExisting`), starts the attempt, gives the current shares with
