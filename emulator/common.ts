@@ -235,22 +235,25 @@ export async function startServiceServer(
     record(request, 0, "held");
   });
 
+  // A request is recorded before its answer is written: a client that reads the log as soon as it
+  // has the answer (a shell step's `grep` of the --requests file) finds its request there.
+  const recorded = new WeakSet<FastifyRequest>();
   app.addHook("onSend", async (request, reply, payload) => {
     const fault = faultOf.get(request);
     if (fault?.holdUntilAborted) endHeldWork(request);
     if (fault?.dropAfterHandling) {
       record(request, 0, "drop");
       request.raw.socket.destroy();
+    } else if (!fault?.drop && !fault?.status && !fault?.holdUntilAborted && !recorded.has(request)) {
+      // Faults were recorded when they happened.
+      recorded.add(request);
+      record(request, reply.statusCode);
     }
     return payload;
   });
 
-  app.addHook("onResponse", async (request, reply) => {
-    const fault = faultOf.get(request);
+  app.addHook("onResponse", async (request) => {
     endHeldWork(request);
-    // Faults were recorded when they happened.
-    if (fault?.drop || fault?.dropAfterHandling || fault?.status || fault?.holdUntilAborted) return;
-    record(request, reply.statusCode);
   });
 
   await register(app);

@@ -52,8 +52,7 @@ describe("docs/emulator.md", () => {
         .replace(/^(eval .*)$/m, `$1\ntrap 'kill "$KEEPSTACK_EMULATOR_PID" 2>/dev/null || true' EXIT`)
         .replace("# ... run the step ...", write);
       const wrote = spawnSync("bash", ["-e", "-c", writing], { cwd: root, env, encoding: "utf8" });
-      expect(wrote.stderr).toContain("the step wrote");
-      expect(wrote.status).toBe(1);
+      expect([wrote.status, wrote.stderr]).toEqual([1, expect.stringContaining("the step wrote")]);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
