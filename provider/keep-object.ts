@@ -11,8 +11,7 @@
 import { snakeCase } from "./names";
 import { z } from "zod";
 import type { OperationContext } from "./context";
-import { Endpoint, endpoint, fieldsOf } from "./contract";
-import { LIST, listedKeys } from "./contracts/keep";
+import type { ObjectRows } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
@@ -125,7 +124,7 @@ export interface Field<T = unknown> {
 export interface ObjectTarget {
   client: KeepClient;
   options: KeepRequestOptions;
-  rows: { read: Endpoint<never, Record<string, unknown> | undefined, "absent">; delete: Endpoint<never, void, "absent"> };
+  rows: ObjectRows;
   params: Record<string, unknown>;
 }
 
@@ -139,24 +138,19 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   type: string;
   /** One line for the documentation and the import command. */
   description: string;
-  /** Route under `/v1/`, `{input}` for one segment, `{input*}` for several (a mount path). */
-  path: string;
+  /**
+   * Its requests, declared in the contract (`provider/contracts/keep.ts`): routes under `/v1/`,
+   * `{input}` for one segment, `{input*}` for several (a mount path).
+   */
+  rows: ObjectRows;
   /** Natural ID (before the scope); defaults to `{name}`. */
   id?: string;
   /** An ID as written by hand in another form (a destination's bare name), in the form of `id`; undefined when it is none. */
   completeId?(local: string): string | undefined;
-  /** Route of writes where it differs from reads (type-specific write endpoints). */
-  writePath?: string;
-  /** POST (the default; the service treats PUT alike) or PATCH (a JSON merge patch). */
-  writeMethod?: "POST" | "PATCH";
-  /** Route of LIST, or false; defaults to the path without its last segment. */
-  list?: string | false;
   /** Declared inputs; `namespace` and `cluster` are added. */
   inputs: S;
   /** Per input: the wire name (a string) or a Field. Path parameters are never sent. */
   fields?: { [K in keyof Out<S>]?: Field<Out<S>[K]> | string };
-  /** The shape of a read answer (fields at the top level or inside `data`); a mismatch is a response-shape error. */
-  answer?: z.ZodType;
   /** Values the service computes, and how an answer gives them. */
   computed?: O;
   computedOf?(answer: Record<string, unknown>): z.output<O>;
@@ -241,20 +235,10 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   const inputs = declaration.inputs.extend(keepCommonShape) as unknown as z.ZodObject<S["shape"] & typeof keepCommonShape, z.core.$strip>;
   type I = z.output<typeof inputs>;
   const computed = (declaration.computed ?? z.object({})) as O;
-  const readPath = pathTemplate(declaration.path);
-  const writePath = declaration.writePath ? pathTemplate(declaration.writePath) : readPath;
-  const idTemplate = pathTemplate(declaration.id ?? "{name}");
-  const listPath = declaration.list === false ? undefined : declaration.list ?? declaration.path.split("/").slice(0, -1).join("/");
-  const pathParams = new Set([...readPath.params, ...writePath.params, ...idTemplate.params]);
-  const writeMethod = declaration.writeMethod ?? "POST";
   /** The object's rows: every request it sends is one of them. */
-  const rows = {
-    read: endpoint(`GET ${declaration.path}`, { answer: fieldsOf(declaration.answer), notFound: "absent" }),
-    write: endpoint(`${writeMethod} ${writePath.text}`, { answer: fieldsOf() }),
-    delete: endpoint(`DELETE ${declaration.path}`, { notFound: "absent" }),
-    /** LIST, sent as `GET ?list=true`; a 404 is an empty list. */
-    list: endpoint(`GET ${listPath ?? declaration.path}`, { answer: listedKeys, notFound: "absent", query: LIST }),
-  };
+  const rows = declaration.rows;
+  const idTemplate = pathTemplate(declaration.id ?? "{name}");
+  const pathParams = new Set([...pathTemplate(rows.read.path).params, ...pathTemplate(rows.write.path).params, ...idTemplate.params]);
 
   const fields = Object.keys(declaration.inputs.shape)
     .filter((key) => !pathParams.has(key))
@@ -315,7 +299,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   const write = async (ctx: OperationContext, id: string, values: Record<string, unknown>) => {
     const { client, options } = locate(ctx, id, values);
     const body = declaration.bodyOf ? declaration.bodyOf(values as Out<S>) : bodyOf(values);
-    const patch = writeMethod === "PATCH" ? { contentType: "application/merge-patch+json" } : {};
+    const patch = rows.write.method === "PATCH" ? { contentType: "application/merge-patch+json" } : {};
     return (await client.send(rows.write, { params: { ...values, ...fromId(id) }, body, options: { ...options, ...patch } })).body;
   };
 
@@ -382,12 +366,13 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, rows, params: values }, state);
       else await client.send(rows.delete, { params: values, options });
     },
-    list: listPath
+    list: rows.list
       ? async (ctx) => {
-          const template = pathTemplate(listPath);
+          const listRow = rows.list!;
+          const template = pathTemplate(listRow.path);
           const mount = mountDefault();
           if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];
-          const keys = ((await ctx.keep().send(rows.list, { params: { mount } }))?.body ?? []).filter((k) => !k.endsWith("/"));
+          const keys = ((await ctx.keep().send(listRow, { params: { mount } }))?.body ?? []).filter((k) => !k.endsWith("/"));
           const ids = declaration.idsOfKeys ? declaration.idsOfKeys(keys) : keys.map((name) => idTemplate.render({ mount, name }, true));
           return ids.filter((id) => !spec.builtIn?.({ ...fromId(id) } as never));
         }

@@ -4,7 +4,7 @@
  * the fields themselves.
  */
 import { z } from "zod";
-import { endpoint, fieldsOf, listOf } from "../contract";
+import { Endpoint, endpoint, fieldsOf, listOf } from "../contract";
 
 /** The query of a LIST, which the service takes as `GET ?list=true`. */
 export const LIST = { list: "true" } as const;
@@ -14,6 +14,84 @@ export const listedKeys = z.unknown().transform((body) => {
   const keys = (body as { keys?: unknown } | null)?.keys;
   return Array.isArray(keys) ? keys.map(String) : [];
 });
+
+/**
+ * The four requests of an object at a path, as `keepObject` sends them: read, write (POST, which the
+ * service treats as PUT; PATCH for a JSON merge patch), delete and LIST (`GET ?list=true`, a 404 an
+ * empty list). An object the package never lists has no `list` row.
+ */
+export interface ObjectRows<Path extends string = string, WritePath extends string = Path> {
+  read: Endpoint<never, Record<string, unknown> | undefined, "absent", Path>;
+  write: Endpoint<never, Record<string, unknown> | undefined, "error", WritePath>;
+  delete: Endpoint<never, void, "absent", Path>;
+  list?: Endpoint<never, string[], "absent">;
+}
+
+/**
+ * The rows of an object at `path`: its writes go to `write` where the type has its own write route,
+ * its LIST to `list` (by default the path without its last segment); `answer` holds a read's fields.
+ */
+export function objectAt<Path extends string, WritePath extends string = Path>(
+  path: Path,
+  parts: { write?: `${"POST" | "PATCH"} ${WritePath}`; list?: string | false; answer?: z.ZodType } = {},
+): ObjectRows<Path, WritePath> {
+  const listPath = parts.list ?? path.split("/").slice(0, -1).join("/");
+  return {
+    read: endpoint<Path, never, Record<string, unknown> | undefined, "absent">(`GET ${path}`, { answer: fieldsOf(parts.answer), notFound: "absent" }),
+    write: endpoint<WritePath, never, Record<string, unknown> | undefined>(parts.write ?? (`POST ${path}` as `POST ${WritePath}`), { answer: fieldsOf() }),
+    delete: endpoint<Path, never, void, "absent">(`DELETE ${path}`, { notFound: "absent" }),
+    ...(listPath === false ? {} : { list: endpoint(`GET ${listPath}`, { answer: listedKeys, notFound: "absent", query: LIST }) }),
+  };
+}
+
+/** Policies, by kind. */
+export const policies = {
+  acl: objectAt("sys/policies/acl/{name}"),
+  rgp: objectAt("sys/policies/rgp/{name}"),
+  egp: objectAt("sys/policies/egp/{name}"),
+};
+
+/** Key-value secrets (version 2): the secret's data; its metadata rows are in `kv` below. */
+export const kvSecret = objectAt("{mount*}/data/{path*}", { list: false });
+
+/** Secret sync's objects: the configuration (a merge patch), the destinations by type, the repository-host apps. */
+export const syncObjects = {
+  config: objectAt("sys/sync/config", {
+    write: "PATCH sys/sync/config",
+    list: false,
+    answer: z.object({ disabled: z.boolean(), queue_capacity: z.number() }),
+  }),
+  destinations: {
+    "cloudA-sm": objectAt("sys/sync/destinations/cloudA-sm/{name}"),
+    "cloudB-kv": objectAt("sys/sync/destinations/cloudB-kv/{name}"),
+    "cloudC-sm": objectAt("sys/sync/destinations/cloudC-sm/{name}"),
+    repohost: objectAt("sys/sync/destinations/repohost/{name}"),
+    "webhost-project": objectAt("sys/sync/destinations/webhost-project/{name}"),
+  },
+  repoHostApp: objectAt("sys/sync/github-apps/{name}", { list: false }),
+};
+
+/** A performance secondary's paths filter, on the primary. */
+export const pathsFilter = objectAt("sys/replication/performance/primary/paths-filter/{secondaryClusterId}", {
+  list: false,
+  answer: z.object({ mode: z.enum(["allow", "deny"]), paths: z.array(z.string()).nullish() }),
+});
+
+/** The cloud-credentials engine's objects, wherever it is mounted. */
+export const cloudObjects = {
+  rootConfig: objectAt("{mount*}/config/root", { list: false, answer: z.object({ access_key: z.string(), max_retries: z.number() }).loose() }),
+  leaseConfig: objectAt("{mount*}/config/lease", { list: false, answer: z.object({ lease: z.string(), lease_max: z.string() }).loose() }),
+  role: objectAt("{mount*}/roles/{name}"),
+};
+
+/** The transform engine's objects, wherever it is mounted. A transformation is read at one route and written at its type's. */
+export const transformObjects = {
+  role: objectAt("{mount*}/role/{name}"),
+  transformation: objectAt("{mount*}/transformation/{name}", { write: "POST {mount*}/transformations/{type}/{name}" }),
+  template: objectAt("{mount*}/template/{name*}", { list: "{mount*}/template" }),
+  alphabet: objectAt("{mount*}/alphabet/{name*}", { list: "{mount*}/alphabet" }),
+  store: objectAt("{mount*}/stores/{name*}", { list: "{mount*}/stores" }),
+};
 
 const fingerprints = listOf(z.string());
 const keys = listOf(z.string());
@@ -158,10 +236,11 @@ export type RekeyInit = z.input<typeof rekeyInit>;
 
 /** The cloud-credentials engine, wherever it is mounted (`cloudA` by default). Answers are read field by field. */
 export const cloud = {
-  rootConfig: endpoint("GET {mount*}/config/root", { answer: fieldsOf(), notFound: "absent" }),
+  /** The engine's root configuration, as its object reads it. */
+  rootConfig: cloudObjects.rootConfig.read,
   /** A 5xx may come after the key was made: never sent twice on its own. */
   rotateRoot: endpoint("POST {mount*}/config/rotate-root", { body: nothing, answer: fieldsOf(), once: true }),
-  role: endpoint("GET {mount*}/roles/{role}", { answer: fieldsOf(), notFound: "absent" }),
+  role: cloudObjects.role.read,
   /** Parameters in the query. */
   credentials: endpoint("GET {mount*}/creds/{role}", { answer: fieldsOf() }),
   stsCredentials: endpoint("POST {mount*}/sts/{role}", {

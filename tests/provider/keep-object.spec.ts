@@ -5,6 +5,7 @@
 import Fastify, { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createContext, OperationContext } from "../../provider/context";
+import { objectAt } from "../../provider/contracts/keep";
 import { ResponseShapeError } from "../../provider/errors";
 import { keepId, keepObject, mountInput, splitKeepId } from "../../provider/keep-object";
 import { pathTemplate } from "../../provider/paths";
@@ -34,7 +35,7 @@ describe("path templates", () => {
 const gadget = keepObject({
   type: "TestGadget",
   description: "A gadget",
-  path: "{mount*}/gadgets/{name}",
+  rows: objectAt("{mount*}/gadgets/{name}", { answer: z.object({ max_size: z.number().optional(), palette: z.string().optional() }) }),
   id: "{mount*}/gadgets/{name}",
   inputs: z.object({
     /** Mount. */
@@ -52,7 +53,6 @@ const gadget = keepObject({
     colours: { wire: "palette", toWire: (v) => v?.join(","), fromWire: (v) => String(v).split(",") },
     password: { writeOnly: true },
   },
-  answer: z.object({ max_size: z.number().optional(), palette: z.string().optional() }),
   computed: z.object({ serial: z.string() }),
   computedOf: (a) => ({ serial: String(a.serial ?? "") }),
 });
@@ -60,10 +60,8 @@ const gadget = keepObject({
 const settings = keepObject({
   type: "TestSettings",
   description: "Settings",
-  path: "sys/test/settings",
+  rows: objectAt("sys/test/settings", { write: "PATCH sys/test/settings", list: false }),
   id: "test-settings",
-  writeMethod: "PATCH",
-  list: false,
   inputs: z.object({
     /** Off switch. */
     disabled: z.boolean().optional(),
@@ -177,7 +175,7 @@ describe("objects at a path", () => {
   });
 
   test("a singleton that is left on destroy makes no request and says why", async () => {
-    const kept = keepObject({ type: "TestKept", description: "Kept", path: "{mount*}/config", id: "{mount*}", list: false, inputs: z.object({ /** Mount. */ mount: mountInput("gear") }), singleton: { leave: "the service has no delete for it" } });
+    const kept = keepObject({ type: "TestKept", description: "Kept", rows: objectAt("{mount*}/config", { list: false }), id: "{mount*}", inputs: z.object({ /** Mount. */ mount: mountInput("gear") }), singleton: { leave: "the service has no delete for it" } });
     const machine = createMachine(kept, () => ctxFor(config()));
     await machine.delete("gear", { mount: "gear" });
     expect(seen).toEqual([]);

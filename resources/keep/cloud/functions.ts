@@ -83,7 +83,7 @@ type Args = z.output<typeof credentialsArgs>;
 /** The role's facts a request depends on, when it needs them; one read. */
 async function checkAgainstRole(ctx: OperationContext, args: Args, via: "creds" | "sts", fail: (message: string) => never): Promise<void> {
   if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
-  const role = (await keepClientOf(ctx, args).send(cloud.role, { params: args, options: scopeOptions(args) }))?.body;
+  const role = (await keepClientOf(ctx, args).send(cloud.role, { params: { mount: args.mount, name: args.role }, options: scopeOptions(args) }))?.body;
   if (!role) return fail(`no such role at ${args.mount}/roles/${args.role}`);
   const types = Array.isArray(role.credential_types) ? role.credential_types.map(String) : [];
   const arns = Array.isArray(role.role_arns) ? role.role_arns.map(String) : [];

@@ -4,6 +4,7 @@
  * service answers them normalised (`1h0m0s`), which is no change.
  */
 import { z } from "zod";
+import { cloudObjects } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { cloudMount, leaseDuration, normalizeDuration, secondsOf } from "./common";
@@ -28,11 +29,9 @@ const inputs = z
 export const leaseConfigSpec = keepObject({
   type: "CloudLeaseConfig",
   description: "The lease settings of the cloud-credentials engine",
-  path: "{mount*}/config/lease",
+  rows: cloudObjects.leaseConfig,
   id: "{mount*}",
-  list: false,
   inputs,
-  answer: z.object({ lease: z.string(), lease_max: z.string() }).loose(),
   normalize: { lease: normalizeDuration, leaseMax: normalizeDuration },
   keepDeclaredForm: true,
   singleton: { leave: "the engine has no delete for its lease configuration; these leases stay in force until written again or the engine is unmounted" },

@@ -6,6 +6,7 @@
  * since the service keeps a parameter a write does not mention.
  */
 import { z } from "zod";
+import { cloudObjects } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/machine";
@@ -156,9 +157,8 @@ const normalize = {
 export const roleSpec = keepObject({
   type: "CloudRole",
   description: "A role of the cloud-credentials engine",
-  path: "{mount*}/roles/{name}",
+  rows: cloudObjects.role,
   id: "{mount*}/roles/{name}",
-  list: "{mount*}/roles",
   inputs,
   normalize,
   bodyOf: (values) => roleBody(values),

@@ -11,7 +11,7 @@
  * since a write must carry credentials and the declared ones are revoked.
  */
 import { z } from "zod";
-import { cloud } from "../../../provider/contracts/keep";
+import { cloud, cloudObjects } from "../../../provider/contracts/keep";
 import type { OperationContext } from "../../../provider/context";
 import { keepClientOf, keepObject, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
@@ -65,9 +65,8 @@ const inputs = z.object({
 const base = keepObject({
   type: "CloudRootConfig",
   description: "The root credentials of the cloud-credentials engine",
-  path: "{mount*}/config/root",
+  rows: cloudObjects.rootConfig,
   id: "{mount*}",
-  list: false,
   inputs,
   fields: {
     accessKey: { writeOnly: true },
@@ -77,7 +76,6 @@ const base = keepObject({
     stsEndpoint: { fromWire: emptyAsAbsent },
     region: { fromWire: emptyAsAbsent },
   },
-  answer: z.object({ access_key: z.string(), max_retries: z.number() }).loose(),
   computed: z.object({
     /** The access key the service uses now: the declared one, or the one a rotation made. */
     currentAccessKey: z.string().default(""),

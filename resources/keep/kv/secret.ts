@@ -3,7 +3,7 @@
  * version through `<mount>/metadata/<path>`. A program declares here what it syncs.
  */
 import { z } from "zod";
-import { kv } from "../../../provider/contracts/keep";
+import { kv, kvSecret } from "../../../provider/contracts/keep";
 import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 
@@ -23,9 +23,8 @@ const inputs = z.object({
 const base = keepObject({
   type: "KvSecret",
   description: "A key-value version 2 secret",
-  path: "{mount*}/data/{path*}",
+  rows: kvSecret,
   id: "{mount*}/{path*}",
-  list: false,
   inputs,
   secretInputs: ["data"],
   computed: z.object({

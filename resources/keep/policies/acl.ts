@@ -1,5 +1,6 @@
 /** ACL policy: `sys/policies/acl/:name`. */
 import { z } from "zod";
+import { policies } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
@@ -23,7 +24,7 @@ const inputs = z.object({
 export const aclPolicySpec = keepObject({
   type: "AclPolicy",
   description: "An ACL policy",
-  path: "sys/policies/acl/{name}",
+  rows: policies.acl,
   inputs,
   normalize: { policy: normalizePolicyText },
   // Every namespace has these two; `root` cannot even be written (the name rule refuses it).

@@ -1,5 +1,6 @@
 /** Endpoint governing policy (EGP): `sys/policies/egp/:name`. */
 import { z } from "zod";
+import { policies } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
@@ -24,7 +25,7 @@ const inputs = z.object({
 export const egpPolicySpec = keepObject({
   type: "EgpPolicy",
   description: "An endpoint governing policy (enterprise)",
-  path: "sys/policies/egp/{name}",
+  rows: policies.egp,
   inputs,
   // The order of paths carries no meaning.
   normalize: { policy: normalizePolicyText, paths: (paths) => [...paths].sort() },

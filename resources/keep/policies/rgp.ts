@@ -1,5 +1,6 @@
 /** Role governing policy (RGP): `sys/policies/rgp/:name`. */
 import { z } from "zod";
+import { policies } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
@@ -16,7 +17,7 @@ const inputs = z.object({
 export const rgpPolicySpec = keepObject({
   type: "RgpPolicy",
   description: "A role governing policy (enterprise)",
-  path: "sys/policies/rgp/{name}",
+  rows: policies.rgp,
   inputs,
   normalize: { policy: normalizePolicyText },
 });

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
+import { pathsFilter } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import type { ResourceSpec } from "../../../provider/spec";
@@ -21,9 +22,8 @@ export const normalizeFilterPaths = (paths: readonly string[]) =>
 const base = keepObject({
   type: "ReplicationPathsFilter",
   description: "The paths filter of a performance secondary, on the primary",
-  path: "sys/replication/performance/primary/paths-filter/{secondaryClusterId}",
+  rows: pathsFilter,
   id: "{secondaryClusterId}",
-  list: false,
   inputs: z.object({
     /** The secondary's cluster ID (`clusterId` of its `SecondaryEnable`, `cluster_id` of its status). */
     secondaryClusterId: pathSegment("secondary cluster ID"),
@@ -32,7 +32,6 @@ const base = keepObject({
     /** Mount paths (`secret/`, `team-a/kv/`) and namespace paths (`team-a/`); compared as a set. */
     paths: z.array(z.string().min(1, "must not be empty").refine((p) => p.replace(/\//g, "") !== "", "must name a mount or namespace")),
   }),
-  answer: z.object({ mode: z.enum(["allow", "deny"]), paths: z.array(z.string()).nullish() }),
   fields: { paths: { fromWire: (v) => (Array.isArray(v) ? (v as string[]) : []) } },
   normalize: { paths: normalizeFilterPaths },
 });

@@ -1,5 +1,6 @@
 /** Sync configuration: `sys/sync/config`, written with a JSON merge patch; root and administrative namespaces only. */
 import { z } from "zod";
+import { syncObjects } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 
@@ -16,12 +17,9 @@ const inputs = z.object({
 export const configSpec = keepObject({
   type: "SyncConfig",
   description: "The secret sync configuration",
-  path: "sys/sync/config",
+  rows: syncObjects.config,
   id: "sync-config",
-  writeMethod: "PATCH",
-  list: false,
   inputs,
-  answer: z.object({ disabled: z.boolean(), queue_capacity: z.number() }),
   singleton: { restore: { ...SYNC_CONFIG_DEFAULTS } },
 });
 

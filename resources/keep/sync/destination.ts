@@ -10,6 +10,7 @@
  */
 import { snakeCase } from "../../../provider/names";
 import { z } from "zod";
+import { syncObjects } from "../../../provider/contracts/keep";
 import { ApiError } from "../../../provider/errors";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { isUnknown } from "../../../provider/unknowns";
@@ -110,7 +111,7 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
   return keepObject({
     type: declaration.type,
     description: declaration.description,
-    path: `sys/sync/destinations/${destinationType}/{name}`,
+    rows: syncObjects.destinations[destinationType],
     id: `${destinationType}/{name}`,
     // A bare name given by hand is a destination of this type.
     completeId: (local) => `${destinationType}/${local}`,

@@ -6,6 +6,7 @@
 import { createHash, createPublicKey } from "node:crypto";
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
+import { syncObjects } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isSecretReference, referenceOnly, resolveReference, secretInput } from "../../../provider/secret-ref";
@@ -30,8 +31,7 @@ const inputs = z.object({
 const base = keepObject({
   type: "SyncRepoHostApp",
   description: "A custom repository-host application for sync",
-  path: "sys/sync/github-apps/{name}",
-  list: false,
+  rows: syncObjects.repoHostApp,
   inputs,
   fields: { appId: { toWire: (id) => String(id), fromWire: (v) => (v === undefined || v === null ? undefined : Number(v)) } },
   secretInputs: ["privateKey"],

@@ -1,5 +1,6 @@
 /** Transform alphabet: `<mount>/alphabet/:name`, the characters FPE may produce. */
 import { z } from "zod";
+import { transformObjects } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
@@ -23,9 +24,8 @@ const inputs = z.object({
 export const alphabetSpec = keepObject({
   type: "TransformAlphabet",
   description: "An alphabet of the transform engine",
-  path: "{mount*}/alphabet/{name*}",
+  rows: transformObjects.alphabet,
   id: "{mount*}/alphabet/{name*}",
-  list: "{mount*}/alphabet",
   inputs,
   builtIn: builtInOf("alphabet"),
 });

@@ -1,5 +1,6 @@
 /** Transform role: `<mount>/role/:name`, the transformations a caller of encode and decode may use. */
 import { z } from "zod";
+import { transformObjects } from "../../../provider/contracts/keep";
 import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { transformMount } from "./common";
@@ -19,9 +20,8 @@ const inputs = z.object({
 export const roleSpec = keepObject({
   type: "TransformRole",
   description: "A role of the transform engine",
-  path: "{mount*}/role/{name}",
+  rows: transformObjects.role,
   id: "{mount*}/role/{name}",
-  list: "{mount*}/role",
   inputs,
   normalize: { transformations: (names) => [...names].sort() },
   references: { transformations: { types: ["keep:TransformTransformation"], id: (name, v) => keepId(v, `${v.mount}/transformation/${name}`) } },

@@ -1,5 +1,6 @@
 /** Transform store: `<mount>/stores/:name`, a SQL database that keeps tokenization's tokens. */
 import { z } from "zod";
+import { transformObjects } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
@@ -53,9 +54,8 @@ const inputs = z
 export const storeSpec = keepObject({
   type: "TransformStore",
   description: "A SQL store of the transform engine's tokens",
-  path: "{mount*}/stores/{name*}",
+  rows: transformObjects.store,
   id: "{mount*}/stores/{name*}",
-  list: "{mount*}/stores",
   inputs,
   // The service answers only the type, connection string and supported transformations.
   fields: {

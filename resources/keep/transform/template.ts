@@ -1,5 +1,6 @@
 /** Transform template: `<mount>/template/:name`, the pattern whose capture groups are transformed. */
 import { z } from "zod";
+import { transformObjects } from "../../../provider/contracts/keep";
 import { keepId, keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
@@ -59,9 +60,8 @@ const inputs = z
 export const templateSpec = keepObject({
   type: "TransformTemplate",
   description: "A template of the transform engine",
-  path: "{mount*}/template/{name*}",
+  rows: transformObjects.template,
   id: "{mount*}/template/{name*}",
-  list: "{mount*}/template",
   inputs,
   builtIn: builtInOf("template"),
   references: { alphabet: { types: ["keep:TransformAlphabet"], id: (name, v) => keepId(v, `${v.mount}/alphabet/${name}`) } },

@@ -3,6 +3,7 @@
  * `<mount>/transformation/:name`. The type is immutable: changing it replaces the transformation.
  */
 import { z } from "zod";
+import { transformObjects } from "../../../provider/contracts/keep";
 import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
@@ -80,10 +81,8 @@ const inputs = z
 export const transformationSpec = keepObject({
   type: "TransformTransformation",
   description: "A transformation of the transform engine (FPE, masking or tokenization)",
-  path: "{mount*}/transformation/{name}",
-  writePath: "{mount*}/transformations/{type}/{name}",
+  rows: transformObjects.transformation,
   id: "{mount*}/transformation/{name}",
-  list: "{mount*}/transformation",
   inputs,
   computed: z.object({
     /** The templates the service reports for the transformation (the written `template`, as a list). */
