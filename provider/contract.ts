@@ -49,19 +49,21 @@ export interface Endpoint<Body = unknown, Answer = unknown, Missing extends NotF
 const noAnswer = z.unknown().transform(() => undefined);
 
 /**
- * An answer its caller reads field by field, as it is: held to `shape` when one is given (each field
- * that does not fit is named); undefined when the service answered without an object.
+ * An answer its caller reads field by field, as it is, with the fields `shape` declares checked
+ * (each that does not fit is named) and typed, as the shape reads them; undefined when the service
+ * answered without an object. The fields the shape leaves out are kept for the caller's field table.
  */
-export function fieldsOf(shape?: z.ZodType) {
+export function fieldsOf<Fields extends object = {}>(shape?: z.ZodType<Fields>): z.ZodType<(Record<string, unknown> & Fields) | undefined> {
   return z.unknown().transform((body, ctx) => {
     if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
-    const checked = shape?.safeParse(body);
-    if (checked && !checked.success) {
+    if (!shape) return body as Record<string, unknown> & Fields;
+    const checked = shape.safeParse(body);
+    if (!checked.success) {
       for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
       return z.NEVER;
     }
-    return body as Record<string, unknown>;
-  });
+    return { ...body, ...checked.data } as Record<string, unknown> & Fields;
+  }) as unknown as z.ZodType<(Record<string, unknown> & Fields) | undefined>;
 }
 
 /** A list in an answer, which services send as `null` or leave out when it is empty: read as `[]`. */

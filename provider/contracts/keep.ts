@@ -20,8 +20,8 @@ export const listedKeys = z.unknown().transform((body) => {
  * service treats as PUT; PATCH for a JSON merge patch), delete and LIST (`GET ?list=true`, a 404 an
  * empty list). An object the package never lists has no `list` row.
  */
-export interface ObjectRows<Path extends string = string, WritePath extends string = Path> {
-  read: Endpoint<never, Record<string, unknown> | undefined, "absent", Path>;
+export interface ObjectRows<Path extends string = string, WritePath extends string = Path, Fields extends object = {}> {
+  read: Endpoint<never, (Record<string, unknown> & Fields) | undefined, "absent", Path>;
   write: Endpoint<never, Record<string, unknown> | undefined, "error", WritePath>;
   delete: Endpoint<never, void, "absent", Path>;
   list?: Endpoint<never, string[], "absent">;
@@ -29,15 +29,16 @@ export interface ObjectRows<Path extends string = string, WritePath extends stri
 
 /**
  * The rows of an object at `path`: its writes go to `write` where the type has its own write route,
- * its LIST to `list` (by default the path without its last segment); `answer` holds a read's fields.
+ * its LIST to `list` (by default the path without its last segment); `answer` checks and types the
+ * read's fields that the package reads itself (the rest go to the object's field table as they are).
  */
-export function objectAt<Path extends string, WritePath extends string = Path>(
+export function objectAt<Path extends string, WritePath extends string = Path, Fields extends object = {}>(
   path: Path,
-  parts: { write?: `${"POST" | "PATCH"} ${WritePath}`; list?: string | false; answer?: z.ZodType } = {},
-): ObjectRows<Path, WritePath> {
+  parts: { write?: `${"POST" | "PATCH"} ${WritePath}`; list?: string | false; answer?: z.ZodType<Fields> } = {},
+): ObjectRows<Path, WritePath, Fields> {
   const listPath = parts.list ?? path.split("/").slice(0, -1).join("/");
   return {
-    read: endpoint<Path, never, Record<string, unknown> | undefined, "absent">(`GET ${path}`, { answer: fieldsOf(parts.answer), notFound: "absent" }),
+    read: endpoint<Path, never, (Record<string, unknown> & Fields) | undefined, "absent">(`GET ${path}`, { answer: fieldsOf(parts.answer), notFound: "absent" }),
     write: endpoint<WritePath, never, Record<string, unknown> | undefined>(parts.write ?? (`POST ${path}` as `POST ${WritePath}`), { answer: fieldsOf() }),
     delete: endpoint<Path, never, void, "absent">(`DELETE ${path}`, { notFound: "absent" }),
     ...(listPath === false ? {} : { list: endpoint(`GET ${listPath}`, { answer: listedKeys, notFound: "absent", query: LIST }) }),
@@ -81,7 +82,7 @@ export const pathsFilter = objectAt("sys/replication/performance/primary/paths-f
 export const cloudObjects = {
   rootConfig: objectAt("{mount*}/config/root", { list: false, answer: z.object({ access_key: z.string(), max_retries: z.number() }).loose() }),
   leaseConfig: objectAt("{mount*}/config/lease", { list: false, answer: z.object({ lease: z.string(), lease_max: z.string() }).loose() }),
-  role: objectAt("{mount*}/roles/{name}"),
+  role: objectAt("{mount*}/roles/{name}", { answer: z.object({ credential_types: z.array(z.string()).nullish(), role_arns: z.array(z.string()).nullish() }) }),
 };
 
 /** The transform engine's objects, wherever it is mounted. A transformation is read at one route and written at its type's. */
@@ -201,6 +202,22 @@ const replicationStatus = z.discriminatedUnion("mode", [
   }),
 ]);
 
+/** A wrapped answer's token (`wrap_info`). */
+const wrapInfo = z.object({ token: z.string(), accessor: z.string().default(""), ttl: z.number(), creation_time: z.string() });
+
+/**
+ * A secondary's activation token: response-wrapped, in the envelope's `wrap_info` (the envelope is
+ * the body when its `data` is null); given a secondary's public key, the service sends it as the answer.
+ */
+const activationToken = z.union([z.object({ wrap_info: wrapInfo }).transform((envelope) => envelope.wrap_info), wrapInfo]);
+
+/** A secondary's dynamic filter: the mounts and namespaces kept from it. The service answers an empty body for an unknown secondary. */
+const dynamicFilter = fieldsOf(
+  z.object({ dynamic_filtered_mounts: listOf(z.string()), dynamic_filtered_namespaces: listOf(z.string()) }),
+);
+
+export type ActivationToken = z.output<typeof activationToken>;
+
 const nothing = z.strictObject({});
 const connection = { primary_api_addr: z.string().optional(), ca_file: z.string().optional(), ca_path: z.string().optional() };
 const activation = z.strictObject({ token: z.string(), ...connection });
@@ -213,13 +230,12 @@ export const replication = {
   enablePrimary: endpoint("POST sys/replication/performance/primary/enable", { body: clusterAddress }),
   demotePrimary: endpoint("POST sys/replication/performance/primary/demote", { body: nothing }),
   disablePrimary: endpoint("POST sys/replication/performance/primary/disable", { body: nothing }),
-  /** The activation token comes response-wrapped: in the envelope's `wrap_info`. */
   secondaryToken: endpoint("POST sys/replication/performance/primary/secondary-token", {
     body: z.strictObject({ id: z.string(), ttl: z.string().optional(), secondary_public_key: z.string().optional() }),
-    answer: fieldsOf(),
+    answer: activationToken,
   }),
   /** The mounts and namespaces a secondary's dynamic filter holds; an empty answer when there is no such secondary. */
-  dynamicFilter: endpoint("GET sys/replication/performance/{side}/dynamic-filter/{id}", { answer: fieldsOf(), notFound: "absent" }),
+  dynamicFilter: endpoint("GET sys/replication/performance/{side}/dynamic-filter/{id}", { answer: dynamicFilter, notFound: "absent" }),
   revokeSecondary: endpoint("POST sys/replication/performance/primary/revoke-secondary", { body: z.strictObject({ id: z.string() }) }),
   enableSecondary: endpoint("POST sys/replication/performance/secondary/enable", { body: activation }),
   promoteSecondary: endpoint("POST sys/replication/performance/secondary/promote", { body: clusterAddress.extend({ force: z.boolean().optional() }) }),
@@ -234,31 +250,73 @@ export type RekeyVerification = z.output<typeof rekeyVerification>;
 export type RekeyBackup = z.output<typeof rekeyBackup>;
 export type RekeyInit = z.input<typeof rekeyInit>;
 
-/** The cloud-credentials engine, wherever it is mounted (`cloudA` by default). Answers are read field by field. */
+/** Credentials the engine generates (`creds/` and `sts/`). */
+const generatedCredentials = z.object({
+  access_key: z.string(),
+  secret_key: z.string(),
+  /** Set for temporary credentials; `null` for an IAM user's. */
+  security_token: z.string().nullish(),
+  arn: z.string().optional(),
+});
+
+export type GeneratedCredentials = z.output<typeof generatedCredentials>;
+
+/** The cloud-credentials engine's calls, wherever it is mounted (`cloudA` by default); its objects are in `cloudObjects`. */
 export const cloud = {
   /** The engine's root configuration, as its object reads it. */
   rootConfig: cloudObjects.rootConfig.read,
   /** A 5xx may come after the key was made: never sent twice on its own. */
-  rotateRoot: endpoint("POST {mount*}/config/rotate-root", { body: nothing, answer: fieldsOf(), once: true }),
+  rotateRoot: endpoint("POST {mount*}/config/rotate-root", { body: nothing, answer: z.object({ access_key: z.string().min(1, "must be the new access key") }), once: true }),
   role: cloudObjects.role.read,
   /** Parameters in the query. */
-  credentials: endpoint("GET {mount*}/creds/{role}", { answer: fieldsOf() }),
+  credentials: endpoint("GET {mount*}/creds/{role}", { answer: generatedCredentials }),
   stsCredentials: endpoint("POST {mount*}/sts/{role}", {
     body: z.strictObject({ role_arn: z.string().optional(), role_session_name: z.string().optional(), ttl: z.string().optional() }),
-    answer: fieldsOf(),
+    answer: generatedCredentials,
   }),
 };
 
 const association = z.strictObject({ mount: z.string(), secret_name: z.string() });
 
+/** An association's status, as either side lists it (the service adds fields over versions: unknown ones are dropped). */
+const associationStatus = z.object({
+  sync_status: z.string().default("UNSYNCED"),
+  updated_at: z.string().default(""),
+  /** Why the last sync failed. */
+  cause: z.string().optional(),
+  /** The secret's mount accessor. */
+  accessor: z.string().optional(),
+});
+
+/** A secret's associations, keyed `<type>/<name>`. */
+const secretDestinations = z.object({ associated_destinations: z.record(z.string(), associationStatus).nullish().transform((m) => m ?? {}) });
+
+/** A destination's associations, keyed `<accessor>/<secret_name>`. */
+const destinationSecrets = z.object({
+  associated_secrets: z
+    .record(z.string(), associationStatus.extend({ secret_name: z.string() }))
+    .nullish()
+    .transform((m) => m ?? {}),
+});
+
+/** The LIST of associations: by destination (`<type>/<name>`), the secrets it holds. */
+const associationList = z.object({
+  key_info: z
+    .record(z.string(), listOf(z.object({ mount: z.string(), secret_path: z.string() })))
+    .nullish()
+    .transform((m) => m ?? {}),
+});
+
+export type AssociationStatus = z.output<typeof associationStatus>;
+
 /** Secret sync's associations (its configuration and destinations are objects of the builder). */
 export const sync = {
   /** The destinations one secret is associated with: query `mount` and `secret_name`. */
-  secretDestinations: endpoint("GET sys/sync/associations/destinations", { answer: fieldsOf(), notFound: "absent" }),
-  setAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/set", { body: association, answer: fieldsOf() }),
+  secretDestinations: endpoint("GET sys/sync/associations/destinations", { answer: secretDestinations, notFound: "absent" }),
+  setAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/set", { body: association, answer: destinationSecrets }),
   removeAssociation: endpoint("POST sys/sync/destinations/{type}/{name}/associations/remove", { body: association }),
   /** LIST: `key_info` by destination. */
-  associations: endpoint("GET sys/sync/associations", { answer: fieldsOf(), notFound: "absent", query: LIST }),
+  associations: endpoint("GET sys/sync/associations", { answer: associationList, notFound: "absent", query: LIST }),
 };
 
 /** Key-value secrets (version 2): what the object builder does not send (metadata). */
@@ -275,19 +333,51 @@ export const kv = {
 export const namespaces = {
   list: endpoint("GET sys/namespaces", { answer: listedKeys, notFound: "absent", query: LIST }),
   /** One child of the namespace a request names; absent when there is no such namespace. */
-  read: endpoint("GET sys/namespaces/{path}", { answer: fieldsOf(), notFound: "absent" }),
+  read: endpoint("GET sys/namespaces/{path}", { answer: z.object({ id: z.string().optional(), path: z.string() }), notFound: "absent" }),
+};
+
+/**
+ * A transform call's answer, one value's or a batch's (`batch_results`, in input order), read as the
+ * list of its items.
+ */
+const resultItems = <Item extends z.ZodType>(item: Item) =>
+  z.union([z.object({ batch_results: z.array(item) }).transform((batch) => batch.batch_results), item.transform((one) => [one])]);
+
+const reference = z.string().optional();
+
+/** The items of each call's answer. */
+const transformResults = {
+  encode: resultItems(z.object({ encoded_value: z.string(), tweak: z.string().optional(), reference })),
+  /** One value's plaintext comes as `decoded_value`; a batch item's as `encoded_value`. Both read as `value`. */
+  decode: resultItems(
+    z
+      .object({ decoded_value: z.string().optional(), encoded_value: z.string().optional(), reference })
+      .refine((item) => item.decoded_value !== undefined || item.encoded_value !== undefined, "must carry the decoded value (decoded_value, or encoded_value in a batch)")
+      .transform((item) => ({ value: (item.decoded_value ?? item.encoded_value)!, reference: item.reference })),
+  ),
+  validate: resultItems(z.object({ valid: z.boolean(), reference })),
+  tokenized: resultItems(z.object({ tokenized: z.boolean(), reference })),
+  metadata: resultItems(z.object({ metadata: z.string().nullish().transform((m) => m ?? ""), expiration_time: z.string().nullish(), reference })),
 };
 
 /** The transform engine's calls, wherever it is mounted (`transform` by default); bodies are one value or `batch_input`. */
 export const transform = {
-  /** `{endpoint}` is `encode`, `decode`, `validate`, `tokenized` or `metadata`. */
-  call: endpoint("POST {mount*}/{endpoint}/{role}", { answer: fieldsOf() }),
+  encode: endpoint("POST {mount*}/encode/{role}", { answer: transformResults.encode }),
+  decode: endpoint("POST {mount*}/decode/{role}", { answer: transformResults.decode }),
   /** A decode to one of the template's named formats. */
-  callWithFormat: endpoint("POST {mount*}/{endpoint}/{role}/{decodeFormat}", { answer: fieldsOf() }),
-  /** One page of a tokenization store's values; the answer's `continuation` asks for the next. */
-  snapshot: endpoint("POST {mount*}/transformations/tokenization/snapshot/{transformation}", { answer: fieldsOf() }),
+  decodeWithFormat: endpoint("POST {mount*}/decode/{role}/{decodeFormat}", { answer: transformResults.decode }),
+  validate: endpoint("POST {mount*}/validate/{role}", { answer: transformResults.validate }),
+  tokenized: endpoint("POST {mount*}/tokenized/{role}", { answer: transformResults.tokenized }),
+  metadata: endpoint("POST {mount*}/metadata/{role}", { answer: transformResults.metadata }),
+  /** One page of a tokenization store's values; `continuation` asks for the next, absent at the end. */
+  snapshot: endpoint("POST {mount*}/transformations/tokenization/snapshot/{transformation}", {
+    body: z.strictObject({ limit: z.number().int().positive().optional(), continuation: z.string().optional() }),
+    answer: z.object({ values: listOf(z.string()), continuation: z.string().nullish() }),
+  }),
   /** Creates a store's tables. */
   storeSchema: endpoint("POST {mount*}/stores/{store}/schema", {
     body: z.strictObject({ username: z.string(), password: z.string(), transformation_type: z.string() }),
   }),
 };
+
+export type TransformResults = { [Call in keyof typeof transformResults]: z.output<(typeof transformResults)[Call]>[number] };

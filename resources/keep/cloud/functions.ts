@@ -85,8 +85,8 @@ async function checkAgainstRole(ctx: OperationContext, args: Args, via: "creds" 
   if (args.roleArn !== undefined && args.ttl === undefined && via === "creds") return;
   const role = (await keepClientOf(ctx, args).send(cloud.role, { params: { mount: args.mount, name: args.role }, options: scopeOptions(args) }))?.body;
   if (!role) return fail(`no such role at ${args.mount}/roles/${args.role}`);
-  const types = Array.isArray(role.credential_types) ? role.credential_types.map(String) : [];
-  const arns = Array.isArray(role.role_arns) ? role.role_arns.map(String) : [];
+  const types = role.credential_types ?? [];
+  const arns = role.role_arns ?? [];
   const temporary = types.filter((t) => t !== "iam_user");
   if (via === "sts" && temporary.length === 0) fail("the role gives IAM users only, which sts/ does not: use getCredentials");
   const type = via === "sts" ? temporary[0] : types.includes("iam_user") ? "iam_user" : types[0];
@@ -117,12 +117,12 @@ function credentialsFunction<R>(name: string, via: "creds" | "sts", result: (pla
           ? client.send(cloud.credentials, { params: args, options: { ...scopeOptions(args), ...(Object.keys(params).length ? { query: params } : {}) } })
           : client.send(cloud.stsCredentials, { params: args, body: params, options: scopeOptions(args) }),
       );
-      const data = answer.body ?? {};
+      const data = answer.body;
       return result({
-        accessKey: String(data.access_key ?? ""),
-        secretKey: String(data.secret_key ?? ""),
-        ...(typeof data.security_token === "string" && data.security_token !== "" ? { securityToken: data.security_token } : {}),
-        ...(typeof data.arn === "string" && data.arn !== "" ? { arn: data.arn } : {}),
+        accessKey: data.access_key,
+        secretKey: data.secret_key,
+        ...(data.security_token ? { securityToken: data.security_token } : {}),
+        ...(data.arn ? { arn: data.arn } : {}),
         leaseId: answer.lease.id,
         leaseDuration: answer.lease.duration,
         renewable: answer.lease.renewable,

@@ -82,7 +82,7 @@ const base = keepObject({
     /** The region the service uses now: the declared one, or its default when none is declared. */
     currentRegion: z.string().default(""),
   }),
-  computedOf: (answer) => ({ currentAccessKey: String(answer.access_key ?? ""), currentRegion: String(answer.region ?? "") }),
+  computedOf: (answer) => ({ currentAccessKey: typeof answer.access_key === "string" ? answer.access_key : "", currentRegion: typeof answer.region === "string" ? answer.region : "" }),
   secretInputs: ["secretKey"],
   // A region the program leaves to the service is reported as `currentRegion`, not as drift.
   serviceChosen: ["region"],
@@ -100,7 +100,7 @@ async function currentAccessKeyOf(ctx: OperationContext, id: string): Promise<st
   const { id: _local, ...scope } = splitKeepId(id);
   const values = base.fromId(id);
   const answer = (await keepClientOf(ctx, scope).send(cloud.rootConfig, { params: { mount: values.mount ?? "" }, options: scopeOptions(scope) }))?.body;
-  return typeof answer?.access_key === "string" ? answer.access_key : undefined;
+  return answer?.access_key;
 }
 
 export const rootConfigSpec: typeof base = {

@@ -38,7 +38,7 @@ export const rotateRootSpec = operationSpec({
     const client = keepClientOf(ctx, values);
     const options = scopeOptions(values);
     const config = (await client.send(cloud.rootConfig, { params: values, options }))?.body;
-    const previous = typeof config?.access_key === "string" ? config.access_key : "";
+    const previous = config?.access_key ?? "";
     if (!previous) {
       throw new Error(
         `GET /v1/${values.mount}/config/root found no root access key to rotate: check that mount names where the engine is mounted, and declare a keep.cloud.RootConfig with static credentials that the rotation depends on`,
@@ -48,9 +48,7 @@ export const rotateRootSpec = operationSpec({
       // A 5xx answer may come after the key was made: sending again would rotate twice, so only
       // the provider's refusal of a fresh key is tried again.
       const answer = await rideOutConsistency(client, "rotate-root", () => client.send(cloud.rotateRoot, { params: values, body: {}, options }));
-      const accessKey = answer.body?.access_key;
-      if (typeof accessKey !== "string" || !accessKey) throw new Error("the service answered the rotation without the new access key");
-      return { accessKey, previousAccessKey: previous };
+      return { accessKey: answer.body.access_key, previousAccessKey: previous };
     } catch (e) {
       if (e instanceof ApiError && /LimitExceeded/.test(e.message)) {
         throw new Error(`${e.message}. The provider user holds two access keys and may hold no more: delete the one the engine does not use (${previous} is the engine's), then run again`);

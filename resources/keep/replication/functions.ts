@@ -141,7 +141,6 @@ export const getDynamicFilter = family.define<GetDynamicFilterArgs, DynamicFilte
   async run({ side, id, cluster }, ctx) {
     const fields = (await ctx.keep(cluster).send(replication.dynamicFilter, { params: { side, id } }))?.body;
     if (!fields) return undefined;
-    const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
-    return { mounts: list(fields.dynamic_filtered_mounts), namespaces: list(fields.dynamic_filtered_namespaces) };
+    return { mounts: fields.dynamic_filtered_mounts, namespaces: fields.dynamic_filtered_namespaces };
   },
 });

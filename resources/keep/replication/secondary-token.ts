@@ -38,8 +38,6 @@ const outputs = z.object({
   creationTime: z.string(),
 });
 
-const wrapInfo = z.object({ token: z.string(), accessor: z.string().default(""), ttl: z.number(), creation_time: z.string() });
-
 export const secondaryTokenSpec = operationSpec({
   module: "keep",
   type: "ReplicationSecondaryToken",
@@ -63,10 +61,8 @@ export const secondaryTokenSpec = operationSpec({
       ...(values.ttl ? { ttl: values.ttl } : {}),
       ...(values.secondaryPublicKey ? { secondary_public_key: values.secondaryPublicKey } : {}),
     };
-    const answer = await ctx.keep(values.cluster).send(replication.secondaryToken, { body });
-    const wrap = wrapInfo.safeParse(answer.wrapInfo ?? answer.body);
-    if (!wrap.success) throw new Error("the service answered the secondary token without wrap_info (token, ttl, creation_time)");
-    return { token: wrap.data.token, accessor: wrap.data.accessor, ttlSeconds: wrap.data.ttl, creationTime: wrap.data.creation_time };
+    const { body: token } = await ctx.keep(values.cluster).send(replication.secondaryToken, { body });
+    return { token: token.token, accessor: token.accessor, ttlSeconds: token.ttl, creationTime: token.creation_time };
   },
   undo: {
     input: "revokeOnDestroy",

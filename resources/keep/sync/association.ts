@@ -4,7 +4,7 @@
  * status; refresh reads it through `sys/sync/associations/destinations`; destroy removes it.
  */
 import { z } from "zod";
-import { sync } from "../../../provider/contracts/keep";
+import { AssociationStatus, sync } from "../../../provider/contracts/keep";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError, PartialCreateError } from "../../../provider/errors";
 import { keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
@@ -72,18 +72,13 @@ function targetOf(id: string, state?: Record<string, unknown>): Target {
 }
 
 
-interface Entry {
-  sync_status?: unknown;
-  updated_at?: unknown;
-  cause?: unknown;
-  accessor?: unknown;
-}
+type Entry = AssociationStatus;
 
 function computedOf(entry: Entry | undefined, accessor?: string): Computed {
-  const out: Computed = { syncStatus: String(entry?.sync_status ?? "UNSYNCED"), updatedAt: String(entry?.updated_at ?? "") };
-  if (entry?.cause) out.cause = String(entry.cause);
+  const out: Computed = { syncStatus: entry?.sync_status ?? "UNSYNCED", updatedAt: entry?.updated_at ?? "" };
+  if (entry?.cause) out.cause = entry.cause;
   const acc = entry?.accessor ?? accessor;
-  if (acc) out.accessor = String(acc);
+  if (acc) out.accessor = acc;
   return out;
 }
 
@@ -91,9 +86,7 @@ function computedOf(entry: Entry | undefined, accessor?: string): Computed {
 async function readEntry(ctx: OperationContext, t: Target): Promise<Entry | undefined> {
   const client = keepClientOf(ctx, t);
   const answer = (await client.send(sync.secretDestinations, { options: { ...scopeOptions(t), query: { mount: t.mount, secret_name: t.secretName } } }))?.body;
-  const destinations = answer?.associated_destinations;
-  if (!destinations || typeof destinations !== "object") return undefined;
-  return (destinations as Record<string, Entry>)[`${t.type}/${t.name}`];
+  return answer?.associated_destinations[`${t.type}/${t.name}`];
 }
 
 /** Sets the association and waits until the service settles its status. */
@@ -104,19 +97,19 @@ async function setAssociation(ctx: OperationContext, t: Target): Promise<Compute
     // The service has no destination of that type and name (or this token cannot see it).
     throw e.withAdvice(`no ${t.type} destination named "${t.name}" is visible here: check destinationType and destinationName, and make the association depend on its destination`);
   });
-  const secrets = (answer?.associated_secrets ?? {}) as Record<string, Entry & { secret_name?: unknown }>;
+  const secrets = answer.associated_secrets;
   // Entries are keyed by mount accessor, which the program does not know: the secret's name finds
   // it unless several mounts have a secret of that name here, and then the status is read.
   const candidates = Object.values(secrets).filter((e) => e.secret_name === t.secretName);
   let entry: Entry | undefined = candidates.length === 1 ? candidates[0] : undefined;
-  const accessor = entry?.accessor ? String(entry.accessor) : undefined;
-  if (!entry || TRANSITIONAL.has(String(entry.sync_status))) {
+  const accessor = entry?.accessor;
+  if (!entry || TRANSITIONAL.has(entry.sync_status)) {
     entry = await pollStatus(
       client,
       `the association of ${t.mount}/${t.secretName} with ${t.type}/${t.name} to settle`,
       () => readEntry(ctx, t),
-      (e) => e !== undefined && !TRANSITIONAL.has(String(e.sync_status)),
-      (e) => `status ${String(e?.sync_status ?? "absent")}`,
+      (e) => e !== undefined && !TRANSITIONAL.has(e.sync_status),
+      (e) => `status ${e?.sync_status ?? "absent"}`,
     );
   }
   const result = computedOf(entry, accessor);
@@ -192,9 +185,8 @@ export const associationSpec = resourceSpec({
   },
   async list(ctx) {
     const answer = (await ctx.keep().send(sync.associations))?.body;
-    const info = (answer?.key_info ?? {}) as Record<string, { mount?: string; secret_path?: string }[]>;
-    return Object.entries(info).flatMap(([destination, secrets]) =>
-      (secrets ?? []).map((s) => `${destination.replace(/\/$/, "")}/${String(s.mount ?? "").replace(/^\/+|\/+$/g, "")}/${s.secret_path}`),
+    return Object.entries(answer?.key_info ?? {}).flatMap(([destination, secrets]) =>
+      secrets.map((s) => `${destination.replace(/\/$/, "")}/${s.mount.replace(/^\/+|\/+$/g, "")}/${s.secret_path}`),
     );
   },
 });

@@ -11,7 +11,8 @@
 import { snakeCase } from "../../../provider/names";
 import * as pulumi from "@pulumi/pulumi";
 import { OperationContext, programContext } from "../../../provider/context";
-import { transform } from "../../../provider/contracts/keep";
+import type { Endpoint } from "../../../provider/contract";
+import { transform, TransformResults } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
 import { FunctionError, functionCall, functionFamily } from "../../../provider/functions";
 
@@ -181,50 +182,44 @@ function wire(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-type Endpoint = "encode" | "decode" | "validate" | "tokenized" | "metadata";
+type Call = keyof TransformResults;
 type Args = RoleArgs & { batchInput?: object[]; decodeFormat?: string };
-type Item = Record<string, unknown>;
 
-/** One value or a batch in chunks, through the role: the raw result items in input order. */
-async function callItems(endpoint: Endpoint, args: Args, ctx: OperationContext): Promise<Item[]> {
+/** One value or a batch in chunks, through the role: the result items in input order. */
+async function callItems<C extends Call>(call: C, args: Args, ctx: OperationContext): Promise<TransformResults[C][]> {
   // What is left of the arguments is the one value's fields; the decode format goes in the path.
-  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat: _d, batchInput, ...single } = args;
-  const params = { mount: mountOf(args), endpoint, role: args.role };
+  const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat, batchInput, ...single } = args;
+  const params = { mount: mountOf(args), role: args.role, ...(decodeFormat ? { decodeFormat } : {}) };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   const client = ctx.keep(args.cluster);
-  const { decodeFormat } = args;
-  const post = async (body: Item): Promise<Item> =>
-    (decodeFormat
-      ? await client.send(transform.callWithFormat, { params: { ...params, decodeFormat }, body, options })
-      : await client.send(transform.call, { params, body, options })
-    ).body ?? {};
-  if (!batchInput) return [await post(wire(single))];
-  const chunks = splitBatch(batchInput.map((item) => wire(item as Item)), args.batch);
+  // Each call's row reads its own answer; the decode format has a route of its own.
+  const row = (call === "decode" && decodeFormat ? transform.decodeWithFormat : transform[call]) as unknown as Endpoint<never, TransformResults[C][], "error">;
+  const post = async (body: Record<string, unknown>) => (await client.send(row, { params, body, options })).body;
+  if (!batchInput) return post(wire(single));
+  const chunks = splitBatch(batchInput.map((item) => wire(item as Record<string, unknown>)), args.batch);
   const { concurrency } = { ...DEFAULT_BATCH, ...args.batch };
   const answers = await pooled(chunks, concurrency, async (chunk) => {
-    const data = await post({ batch_input: chunk });
-    const results = Array.isArray(data.batch_results) ? (data.batch_results as Item[]) : [];
+    const results = await post({ batch_input: chunk });
     if (results.length !== chunk.length) throw new Error(`the service answered ${results.length} results for ${chunk.length} items`);
     return results;
   });
   return answers.flat();
 }
 
-const reference = (item: Item) => (typeof item.reference === "string" && item.reference !== "" ? { reference: item.reference } : {});
-const tweakOf = (item: Item) => (typeof item.tweak === "string" && item.tweak !== "" ? { tweak: item.tweak } : {});
+const reference = (item: { reference?: string }) => (item.reference ? { reference: item.reference } : {});
 
 /** A function of one value or a batch: each answer item read by `fromItem`, a batch's with its reference (or as `batch` makes it). */
-function itemFunction<Single, Batch, R, BatchResult = { batchResults: (R & { reference?: string })[] }>(
+function itemFunction<C extends Call, Single, Batch, R, BatchResult = { batchResults: (R & { reference?: string })[] }>(
   name: string,
-  endpoint: Endpoint,
-  fromItem: (item: Item) => R,
-  batch: (items: Item[]) => unknown = (items) => items.map((item) => ({ ...fromItem(item), ...reference(item) })),
+  call: C,
+  fromItem: (item: TransformResults[C]) => R,
+  batch: (items: TransformResults[C][]) => unknown = (items) => items.map((item) => ({ ...fromItem(item), ...reference(item) })),
 ) {
   const declared = family.define<Args, unknown>({
     name,
     about: (args) => `role "${args.role}"`,
     async run(args, ctx) {
-      const items = await callItems(endpoint, args, ctx);
+      const items = await callItems(call, args, ctx);
       return args.batchInput ? { batchResults: batch(items) } : fromItem(items[0]);
     },
   });
@@ -235,30 +230,33 @@ function itemFunction<Single, Batch, R, BatchResult = { batchResults: (R & { ref
  * Encodes a value, or a batch (`batchInput`), through a role. FPE keeps the value's format; masking
  * hides the captured characters; tokenization returns a new random token each call.
  */
-export const encode = itemFunction<EncodeArgs, EncodeBatchArgs, EncodeResult, EncodeBatchResult>("encode", "encode", (item) => ({ encodedValue: String(item.encoded_value), ...tweakOf(item) }));
+export const encode = itemFunction<"encode", EncodeArgs, EncodeBatchArgs, EncodeResult, EncodeBatchResult>("encode", "encode", (item) => ({
+  encodedValue: item.encoded_value,
+  ...(item.tweak ? { tweak: item.tweak } : {}),
+}));
 
 /**
  * Decodes a value, or a batch, through a role; `decodeFormat` names one of the template's decode
  * formats (FPE). The plaintexts are Pulumi secrets.
  */
-export const decode = itemFunction<DecodeArgs, DecodeBatchArgs, DecodeResult, DecodeBatchResult>(
+export const decode = itemFunction<"decode", DecodeArgs, DecodeBatchArgs, DecodeResult, DecodeBatchResult>(
   "decode",
   "decode",
-  (item) => ({ decodedValue: pulumi.secret(String(item.decoded_value)) }),
-  // Batch items carry the decoded text under `encoded_value`; the whole list is one secret.
-  (items) => pulumi.secret(items.map((item) => ({ decodedValue: String(item.encoded_value ?? item.decoded_value), ...reference(item) }))),
+  (item) => ({ decodedValue: pulumi.secret(item.value) }),
+  // The whole list is one secret.
+  (items) => pulumi.secret(items.map((item) => ({ decodedValue: item.value, ...reference(item) }))),
 );
 
 /** Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only. */
-export const validate = itemFunction<TokenArgs, TokenBatchArgs, ValidateResult>("validate", "validate", (item) => ({ valid: item.valid === true }));
+export const validate = itemFunction<"validate", TokenArgs, TokenBatchArgs, ValidateResult>("validate", "validate", (item) => ({ valid: item.valid }));
 
 /** Whether a plaintext (or each of a batch) has an unexpired token. Tokenization only. */
-export const isTokenized = itemFunction<TokenArgs, TokenBatchArgs, TokenizedResult>("isTokenized", "tokenized", (item) => ({ tokenized: item.tokenized === true }));
+export const isTokenized = itemFunction<"tokenized", TokenArgs, TokenBatchArgs, TokenizedResult>("isTokenized", "tokenized", (item) => ({ tokenized: item.tokenized }));
 
 /** The metadata and expiration of a token (or of each token of a batch). Tokenization only. */
-export const getMetadata = itemFunction<TokenArgs, TokenBatchArgs, MetadataResult>("getMetadata", "metadata", (item) => ({
-  metadata: String(item.metadata ?? ""),
-  ...(typeof item.expiration_time === "string" && item.expiration_time ? { expirationTime: item.expiration_time } : {}),
+export const getMetadata = itemFunction<"metadata", TokenArgs, TokenBatchArgs, MetadataResult>("getMetadata", "metadata", (item) => ({
+  metadata: item.metadata,
+  ...(item.expiration_time ? { expirationTime: item.expiration_time } : {}),
 }));
 
 export interface SnapshotArgs extends TransformTarget {
@@ -281,10 +279,10 @@ export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext
     const page = await functionCall(
       TransformFunctionError,
       `keep.transform.snapshot(transformation "${args.transformation}")`,
-      async (): Promise<Record<string, unknown>> => (await ctx.keep(args.cluster).send(transform.snapshot, { params, body: wire({ limit: args.limit, continuation }), options })).body ?? {},
+      async () => (await ctx.keep(args.cluster).send(transform.snapshot, { params, body: wire({ limit: args.limit, continuation }), options })).body,
     );
-    for (const value of Array.isArray(page.values) ? page.values : []) yield String(value);
-    continuation = typeof page.continuation === "string" && page.continuation !== "" ? page.continuation : undefined;
+    yield* page.values;
+    continuation = page.continuation || undefined;
   } while (continuation);
 }
 
