@@ -142,14 +142,22 @@ const rekeyInit = z.strictObject({
 
 const share = z.strictObject({ key: z.string(), nonce: z.string() });
 
-/** An answer that says `complete: true` is read by `done`, any other by `going`; each field it lacks is named. */
-const progressOr = <Going, Done>(going: z.ZodType<Going>, done: z.ZodType<Done>) =>
-  z.unknown().transform((body, ctx): Going | Done => {
-    const result = ((body as { complete?: unknown } | null)?.complete === true ? done : going).safeParse(body);
+/**
+ * An answer read by the schema `choose` picks for it by a field it has (which a union cannot name in
+ * its errors): each field that does not fit that schema is named.
+ */
+const readBy = <T>(choose: (body: Record<string, unknown>) => z.ZodType<T>) =>
+  z.unknown().transform((body, ctx): T => {
+    const fields = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const result = choose(fields).safeParse(body);
     if (result.success) return result.data;
     for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
     return z.NEVER;
   });
+
+/** An answer that says `complete: true` is read by `done`, any other by `going`. */
+const progressOr = <Going, Done>(going: z.ZodType<Going>, done: z.ZodType<Done>) =>
+  readBy<Going | Done>((body) => (body.complete === true ? done : going));
 
 export const rekey = {
   status: endpoint("GET sys/rekey/init", { answer: rekeyStatus }),
@@ -209,7 +217,8 @@ const wrapInfo = z.object({ token: z.string(), accessor: z.string().default(""),
  * A secondary's activation token: response-wrapped, in the envelope's `wrap_info` (the envelope is
  * the body when its `data` is null); given a secondary's public key, the service sends it as the answer.
  */
-const activationToken = z.union([z.object({ wrap_info: wrapInfo }).transform((envelope) => envelope.wrap_info), wrapInfo]);
+const wrapped = z.object({ wrap_info: wrapInfo }).transform((envelope) => envelope.wrap_info);
+const activationToken = readBy((body) => ("wrap_info" in body ? wrapped : wrapInfo));
 
 /** A secondary's dynamic filter: the mounts and namespaces kept from it. The service answers an empty body for an unknown secondary. */
 const dynamicFilter = fieldsOf(
@@ -340,8 +349,11 @@ export const namespaces = {
  * A transform call's answer, one value's or a batch's (`batch_results`, in input order), read as the
  * list of its items.
  */
-const resultItems = <Item extends z.ZodType>(item: Item) =>
-  z.union([z.object({ batch_results: z.array(item) }).transform((batch) => batch.batch_results), item.transform((one) => [one])]);
+const resultItems = <Item extends z.ZodType>(item: Item) => {
+  const batch = z.object({ batch_results: z.array(item) }).transform((answer) => answer.batch_results);
+  const one = item.transform((answer): z.output<Item>[] => [answer]);
+  return readBy<z.output<Item>[]>((body) => ("batch_results" in body ? batch : one));
+};
 
 const reference = z.string().optional();
 

@@ -74,3 +74,15 @@ test("resources and the commands send every request as a row of a contract: no c
   // Not listed: `upload` and `openRedirected`, which stream to URLs the service gives (the archive store), not to its API.
   expect(byPath).toEqual([]);
 });
+
+test("every endpoint the package calls is declared in provider/contracts/: no row is made anywhere else", () => {
+  const elsewhere: string[] = [];
+  for (const file of ["provider", "resources", "cli", "policy"].flatMap((dir) => sourceFiles(path.join(root, dir)))) {
+    const relative = path.relative(root, file);
+    // The contract's own modules, and the module that defines what a row is.
+    if (relative.startsWith(path.join("provider", "contracts")) || relative === path.join("provider", "contract.ts")) continue;
+    const text = fs.readFileSync(file, "utf8");
+    for (const m of text.matchAll(/\b(endpoint|objectAt)\(\s*[`"']/g)) elsewhere.push(`${relative}:${text.slice(0, m.index).split("\n").length} ${m[1]}`);
+  }
+  expect(elsewhere).toEqual([]);
+});

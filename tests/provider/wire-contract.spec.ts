@@ -12,7 +12,7 @@ import { z } from "zod";
 import { endpoint, Method, send, Transport } from "../../provider/contract";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
-import { kv, namespaces, rekey } from "../../provider/contracts/keep";
+import { kv, namespaces, rekey, replication, sync, transform } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
 import { configurationVersions, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { KeepClient } from "../support/by-path";
@@ -150,6 +150,39 @@ describe("the secrets service's rows", () => {
     const incomplete = recording(() => ({ complete: true }));
     const error = await send("keep", "/v1", incomplete.transport, rekey.submitShare, { body: { key: "k", nonce: "n" } }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/^keep: PUT \/v1\/sys\/rekey\/update answered with an unexpected body: nonce: /);
+  });
+
+  test("a transform call's answer reads as its items, one value's or a batch's, each field checked", async () => {
+    const one = recording(() => ({ decoded_value: "4111" }));
+    expect((await send("keep", "/v1", one.transport, transform.decode, { params: { mount: "transform", role: "r" }, body: {} })).body).toEqual([{ value: "4111" }]);
+    // A batch's items carry the plaintext as `encoded_value`.
+    const batch = recording(() => ({ batch_results: [{ encoded_value: "a", reference: "1" }, { encoded_value: "b" }] }));
+    expect((await send("keep", "/v1", batch.transport, transform.decode, { params: { mount: "transform", role: "r" }, body: {} })).body).toEqual([
+      { value: "a", reference: "1" },
+      { value: "b" },
+    ]);
+    const empty = recording(() => ({ reference: "1" }));
+    const error = await send("keep", "/v1", empty.transport, transform.decode, { params: { mount: "transform", role: "r" }, body: {} }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/decode\/r answered with an unexpected body: .*must carry the decoded value/);
+    const metadata = recording(() => ({ metadata: null, expiration_time: null }));
+    expect((await send("keep", "/v1", metadata.transport, transform.metadata, { params: { mount: "transform", role: "r" }, body: {} })).body).toEqual([{ metadata: "", expiration_time: null }]);
+  });
+
+  test("an activation token is read from the envelope's wrap_info, or from the answer when it is sent unwrapped", async () => {
+    const token = { token: "t", accessor: "a", ttl: 1800, creation_time: "2026-11-26T00:00:00Z" };
+    const wrapped = recording(() => ({ request_id: "x", data: null, wrap_info: token }));
+    expect((await send("keep", "/v1", wrapped.transport, replication.secondaryToken, { body: { id: "s" } })).body).toEqual(token);
+    const plain = recording(() => ({ token: "t", ttl: 1800, creation_time: "2026-11-26T00:00:00Z" }));
+    expect((await send("keep", "/v1", plain.transport, replication.secondaryToken, { body: { id: "s" } })).body).toEqual({ ...token, accessor: "" });
+    const none = recording(() => ({ request_id: "x", data: null }));
+    expect(await send("keep", "/v1", none.transport, replication.secondaryToken, { body: { id: "s" } }).catch((e: unknown) => e)).toBeInstanceOf(ResponseShapeError);
+  });
+
+  test("a secret's associations and the LIST of associations read their fields, absent ones as the service means them", async () => {
+    const destinations = recording(() => ({ associated_destinations: { "repohost/gh": { type: "repohost", name: "gh", sync_status: "SYNCED", updated_at: "t" } } }));
+    expect((await send("keep", "/v1", destinations.transport, sync.secretDestinations))?.body.associated_destinations["repohost/gh"]).toEqual({ sync_status: "SYNCED", updated_at: "t" });
+    const list = recording(() => ({ key_info: { "repohost/gh": null }, keys: ["repohost/gh"] }));
+    expect((await send("keep", "/v1", list.transport, sync.associations))?.body.key_info).toEqual({ "repohost/gh": [] });
   });
 });
 
