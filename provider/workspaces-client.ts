@@ -11,43 +11,12 @@ import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
 import { Call, Endpoint } from "./contract";
+import { jsonApiDocument, JsonApiMembers, JsonApiResourceObject } from "./contracts/workspaces";
 import { ApiError, ConfigError } from "./errors";
 import { createHttpClient } from "./http";
 import { CallOptions, Profile, ServiceClient } from "./service-client";
 
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
-
-/** A relationship as JSON:API answers it: a reference (or list of them) and links. */
-export interface JsonApiRelationship {
-  data?: JsonApiReference | JsonApiReference[] | null;
-  links?: Record<string, string>;
-}
-
-export interface JsonApiReference {
-  id: string;
-  type: string;
-}
-
-/** A JSON:API resource object. */
-export interface JsonApiResource<A = Record<string, unknown>> {
-  id: string;
-  type: string;
-  attributes: A;
-  relationships?: Record<string, JsonApiRelationship>;
-  links?: Record<string, string | null>;
-}
-
-export interface JsonApiDocument<A = Record<string, unknown>> {
-  data: JsonApiResource<A>;
-  included?: JsonApiResource[];
-}
-
-export interface JsonApiListDocument<A> {
-  data: JsonApiResource<A>[];
-  included?: JsonApiResource[];
-  links?: { next?: string | null };
-  meta?: { pagination?: { "next-page"?: number | null; "current-page"?: number; "total-pages"?: number } };
-}
 
 export interface WorkspacesRequestOptions extends CallOptions {
   /** Query parameters; brackets are percent-encoded (`page%5Bnumber%5D`). */
@@ -58,7 +27,7 @@ export interface WorkspacesRequestOptions extends CallOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /** The ID of a to-one relationship, or null. */
-export function relatedId(resource: JsonApiResource<unknown>, name: string): string | null {
+export function relatedId(resource: Pick<JsonApiResourceObject, "relationships">, name: string): string | null {
   const data = resource.relationships?.[name]?.data;
   return data && !Array.isArray(data) ? data.id : null;
 }
@@ -71,7 +40,7 @@ export interface UploadResult {
   attempts: number;
 }
 
-type JsonApiExtra = { included: JsonApiResource[]; nextPage: number | null };
+type JsonApiExtra = { included: JsonApiResourceObject[]; nextPage: number | null };
 
 /** JSON:API: a row's payload goes as the document's `data`, and its answer is the document's `data`. */
 const workspacesProfile: Profile<WorkspacesRequestOptions, JsonApiExtra> = {
@@ -83,11 +52,12 @@ const workspacesProfile: Profile<WorkspacesRequestOptions, JsonApiExtra> = {
   },
   payload: (body) => ({ data: body }),
   answer(document) {
-    const answered = typeof document === "object" && document !== null ? (document as JsonApiListDocument<unknown> & { data?: unknown }) : undefined;
+    const answered = jsonApiDocument.safeParse(document);
+    if (!answered.success) return { body: undefined, extra: { included: [], nextPage: null } };
     return {
-      body: answered?.data,
+      body: answered.data.data,
       // Resources the request asked to include (`include=run`) come beside `data`.
-      extra: { included: Array.isArray(answered?.included) ? answered.included : [], nextPage: answered ? nextPageOf(answered) : null },
+      extra: { included: answered.data.included ?? [], nextPage: nextPageOf(answered.data) },
     };
   },
 };
@@ -207,7 +177,7 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
   }
 }
 
-export function nextPageOf(document: JsonApiListDocument<unknown>): number | null {
+export function nextPageOf(document: JsonApiMembers): number | null {
   const pagination = document?.meta?.pagination;
   if (pagination && "next-page" in pagination) return pagination["next-page"] ?? null;
   const next = document?.links?.next;

@@ -102,6 +102,35 @@ export const configurationVersions = {
   ingressAttributes: endpoint("GET configuration-versions/{id}/ingress-attributes", { answer: resourceObject, notFound: "absent" }),
 };
 
+/** A page's links and metadata: the next page's number, or a `links.next` URL. */
+const pageLinks = z.looseObject({ next: z.string().nullish() });
+const pageMeta = z.looseObject({
+  pagination: z.looseObject({ "next-page": z.number().nullish(), "current-page": z.number().optional(), "total-pages": z.number().optional() }).optional(),
+});
+
+/**
+ * The document around every answer: `data` (which the row's answer schema reads), the resources a
+ * request asked to include, and the pagination. Read leniently: a member of another form reads as absent.
+ */
+export const jsonApiDocument = z.looseObject({
+  data: z.unknown(),
+  included: z.array(resourceObject).optional().catch(undefined),
+  links: pageLinks.optional().catch(undefined),
+  meta: pageMeta.optional().catch(undefined),
+});
+
 export type JsonApiResourceObject = z.output<typeof resourceObject>;
+export type JsonApiReference = z.output<typeof reference>;
+/** A resource object whose attributes are read as `A`. */
+export type JsonApiResource<A = Record<string, unknown>> = Pick<JsonApiResourceObject, "id" | "type" | "relationships" | "links"> & { attributes: A };
+/** What comes beside `data` in a document. */
+export interface JsonApiMembers {
+  included?: JsonApiResourceObject[];
+  links?: z.output<typeof pageLinks>;
+  meta?: z.output<typeof pageMeta>;
+}
+/** A document of one resource, and of a page of them. */
+export type JsonApiDocument<A = Record<string, unknown>> = JsonApiMembers & { data: JsonApiResource<A> };
+export type JsonApiListDocument<A = Record<string, unknown>> = JsonApiMembers & { data: JsonApiResource<A>[] };
 export type WorkspaceAttributes = z.output<typeof workspaceAttributes>;
 export type ConfigurationVersionAttributes = z.output<typeof configurationVersionAttributes>;

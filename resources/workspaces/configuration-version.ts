@@ -13,7 +13,7 @@ import { resourceSpec } from "../../provider/spec";
 import { isUnknown, UNKNOWN } from "../../provider/unknowns";
 import { sleep, WaitTimeoutError, waitFor } from "../../provider/wait";
 import { configurationVersionAttributes, configurationVersions, JsonApiResourceObject } from "../../provider/contracts/workspaces";
-import { JsonApiResource, MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
+import { MAX_PAGE_SIZE, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { contentHashOf, listArchiveEntries, uploadDirectory } from "./configuration-archive";
 import { camelKeys } from "./json-api-names";
 
@@ -357,7 +357,7 @@ export const configurationVersionSpec = resourceSpec({
 });
 
 /** The spec's archive rule: API-created, `uploaded`, no run in progress. */
-function whyNotArchivable(document: { body: JsonApiResourceObject; included: JsonApiResource[] }): string | undefined {
+function whyNotArchivable(document: { body: JsonApiResourceObject; included: JsonApiResourceObject[] }): string | undefined {
   const a = versionAttributes(document.body);
   if (a.status === "archived") return "it is already archived";
   if (a.source !== null && !API_SOURCES.has(a.source)) {

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../../provider/errors";
 import { configurationVersions, JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
-import { JsonApiResource, relatedId, WorkspacesClient } from "../../provider/workspaces-client";
+import { relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
@@ -112,7 +112,7 @@ function versionInfoOf(resource: JsonApiResourceObject): ConfigurationVersionInf
   };
 }
 
-function ingressAttributesOf(resource: JsonApiResource): IngressAttributes {
+function ingressAttributesOf(resource: JsonApiResourceObject): IngressAttributes {
   return { ...camelKeys<Attributes>(resource.attributes), id: resource.id, createdById: relatedId(resource, "created-by") };
 }
 

@@ -6,15 +6,8 @@
 import { unlessNotFound, ResponseShapeError } from "../../provider/errors";
 import { LIST } from "../../provider/contracts/keep";
 import { KeepClient as RowKeepClient, KeepRequestOptions } from "../../provider/keep-client";
-import {
-  JsonApiDocument,
-  JsonApiListDocument,
-  JsonApiResource,
-  MAX_PAGE_SIZE,
-  nextPageOf,
-  WorkspacesClient as RowWorkspacesClient,
-  WorkspacesRequestOptions,
-} from "../../provider/workspaces-client";
+import type { JsonApiDocument, JsonApiListDocument, JsonApiResource } from "../../provider/contracts/workspaces";
+import { MAX_PAGE_SIZE, nextPageOf, WorkspacesClient as RowWorkspacesClient, WorkspacesRequestOptions } from "../../provider/workspaces-client";
 
 export class KeepClient extends RowKeepClient {
   /** GET; undefined when the object does not exist (404). */
