@@ -6,11 +6,9 @@
  */
 import { AxiosError } from "axios";
 import { ServiceConfig } from "./config";
-import { mesh, MeshAuthorizeAnswer, MeshAuthorizeRequest, MeshCaRoots, MeshLeafCertificate, MeshPartition } from "./contracts/mesh";
+import type { AgentScope } from "./contracts/mesh";
 import { ApiError } from "./errors";
-import { retryPolicyOf } from "./http";
-import { CallOptions, Profile, ServiceClient } from "./service-client";
-import { waitFor } from "./wait";
+import { CallOptions, Profile, Query, ServiceClient } from "./service-client";
 
 /** Response header carrying the index of a read, to pass back as `index` of a blocking query. */
 export const MESH_INDEX_HEADER = "X-Mesh-Index";
@@ -35,12 +33,6 @@ export interface MeshRequestOptions {
   /** Read with the `consistent` mode (the leader confirms it is still the leader). */
   consistent?: boolean;
   blocking?: BlockingQuery;
-}
-
-export interface MeshAnswer<T> {
-  body: T;
-  /** Value of `X-Mesh-Index`, when the service sent one. */
-  index?: number;
 }
 
 /** Refusals the service answers as 500 with a message; retrying cannot change them. */
@@ -106,10 +98,11 @@ function isRefusal(error: AxiosError): boolean {
   return refusalOfText(error.response?.status, typeof body === "string" ? body : "") !== undefined;
 }
 
-/** What a request of the mesh service carries besides its path and body. */
-export interface MeshCallOptions extends CallOptions {
-  blocking?: BlockingQuery;
-}
+/**
+ * What a request of the mesh service carries besides its path and body: the read mode, the scope of
+ * an agent endpoint (which its row declares), a blocking query.
+ */
+export interface MeshCallOptions extends CallOptions, MeshRequestOptions {}
 
 const meshProfile: Profile<MeshCallOptions, { index?: number }> = {
   basePath: "/v1",
@@ -121,13 +114,19 @@ const meshProfile: Profile<MeshCallOptions, { index?: number }> = {
     return headers;
   },
   isFinal: isRefusal,
-  shape(config, options) {
-    if (!options.blocking) return {};
+  shape(config, options, row) {
+    const scope = (row as Partial<AgentScope> | undefined)?.agentScope;
+    const query: Query = {
+      ...options.query,
+      ...(options.consistent ? { consistent: true } : {}),
+      ...(scope ? { ns: scope.namespace ? options.namespace || undefined : undefined, partition: options.partition ?? config.partition } : {}),
+    };
+    if (!options.blocking) return { query };
     const { index, wait } = options.blocking;
     if (!Number.isSafeInteger(index) || index < 0) throw new Error(`index must be a whole number >= 0, got ${index}`);
     const waitMs = wait === undefined ? DEFAULT_BLOCKING_WAIT_MS : parseWait(wait);
     return {
-      query: { ...options.query, index: String(index), wait: wait === undefined ? undefined : waitParameter(wait) },
+      query: { ...query, index: String(index), wait: wait === undefined ? undefined : waitParameter(wait) },
       // The service holds the answer for the wait plus up to wait/16 of jitter; the attempt timeout covers both.
       timeoutMs: config.timeoutMs + waitMs + waitMs / 16,
     };
@@ -139,79 +138,9 @@ const meshProfile: Profile<MeshCallOptions, { index?: number }> = {
   },
 };
 
+/** The mesh service's client: every request is a row of `contracts/mesh.ts`, sent with `send`. */
 export class MeshClient extends ServiceClient<MeshCallOptions, { index?: number }> {
   constructor(config: ServiceConfig) {
     super(config, meshProfile);
-  }
-
-  /** The `consistent` mode of a read, when asked for. */
-  private readQuery(options: MeshRequestOptions): Record<string, string | true | undefined> {
-    return options.consistent ? { consistent: true } : {};
-  }
-
-  /** `ns` and `partition` of the agent endpoints. */
-  private scopeQuery(options: MeshRequestOptions, withNamespace: boolean): Record<string, string | undefined> {
-    return {
-      ns: withNamespace ? options.namespace || undefined : undefined,
-      partition: options.partition ?? this.config.partition,
-    };
-  }
-
-  // ---- Partitions.
-
-  /** Undefined when the partition does not exist. */
-  async readPartition(name: string, options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition | undefined> {
-    return (await this.send(mesh.readPartition, { params: { name }, options: { query: this.readQuery(options) } }))?.body;
-  }
-
-  async listPartitions(options: Pick<MeshRequestOptions, "consistent"> = {}): Promise<MeshPartition[]> {
-    return (await this.send(mesh.listPartitions, { options: { query: this.readQuery(options) } })).body;
-  }
-
-  async createPartition(name: string, description: string): Promise<MeshPartition> {
-    return (await this.send(mesh.createPartition, { body: { Name: name, Description: description } })).body;
-  }
-
-  async updatePartition(name: string, description: string): Promise<MeshPartition> {
-    return (await this.send(mesh.updatePartition, { params: { name }, body: { Name: name, Description: description } })).body;
-  }
-
-  async deletePartition(name: string): Promise<void> {
-    await this.send(mesh.deletePartition, { params: { name } });
-  }
-
-  /**
-   * Waits (consistent reads, the retry policy's backoff, at most 5 s apart) until the partition is
-   * gone; throws `WaitTimeoutError` (its `lastState` the partition still there) after `timeoutMs`.
-   */
-  async waitForPartitionRemoval(name: string, timeoutMs: number): Promise<void> {
-    await waitFor({
-      probe: () => this.readPartition(name, { consistent: true }),
-      done: (partition) => partition === undefined,
-      timeoutMs,
-      describe: `partition "${name}" to be removed`,
-      show: (partition) => (partition?.DeletedAt ? `marked for deletion at ${partition.DeletedAt}` : "present, not marked for deletion"),
-      policy: retryPolicyOf(this.config),
-      maxIntervalMs: 5_000,
-    });
-  }
-
-  // ---- Agent-local mesh endpoints.
-
-  /** Whether `ClientCertURI` may connect to `Target`. The namespace goes as `ns` and in the body. */
-  async authorize(request: MeshAuthorizeRequest, options: Pick<MeshRequestOptions, "namespace" | "partition"> = {}): Promise<MeshAuthorizeAnswer> {
-    const body = options.namespace ? { ...request, Namespace: options.namespace } : request;
-    return (await this.send(mesh.authorize, { body, options: { query: this.scopeQuery(options, true) } })).body;
-  }
-
-  caRoots(options: Omit<MeshRequestOptions, "namespace"> = {}): Promise<MeshAnswer<MeshCaRoots>> {
-    return this.send(mesh.caRoots, { options: { query: { ...this.readQuery(options), ...this.scopeQuery(options, false) }, blocking: options.blocking } });
-  }
-
-  leafCertificate(service: string, options: MeshRequestOptions = {}): Promise<MeshAnswer<MeshLeafCertificate>> {
-    return this.send(mesh.leafCertificate, {
-      params: { service },
-      options: { query: { ...this.readQuery(options), ...this.scopeQuery(options, true) }, blocking: options.blocking },
-    });
   }
 }

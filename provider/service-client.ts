@@ -37,8 +37,8 @@ export interface Profile<Options extends CallOptions, Extra> {
   headers(config: ServiceConfig): Record<string, string>;
   /** Answers the service has decided for good, even with a retryable status (never retried). */
   isFinal?: (error: AxiosError) => boolean;
-  /** What one call adds: its query, headers and timeout. */
-  shape?(config: ServiceConfig, options: Options): RequestShape;
+  /** What one call adds: its query, headers and timeout; `row` is the contract's row (none for a request by path). */
+  shape?(config: ServiceConfig, options: Options, row?: Endpoint): RequestShape;
   /** How a query's keys and values are encoded, when not as a form (`URLSearchParams`) does. */
   encode?: (text: string) => string;
   /** A row's payload as it goes on the wire (inside an envelope). */
@@ -72,14 +72,14 @@ export class ServiceClient<Options extends CallOptions, Extra> {
     this.transport = async (row, path, body, options) => {
       const wire = body === undefined || !profile.payload ? body : profile.payload(body);
       const query = row.query ? { ...row.query, ...options?.query } : options?.query;
-      const response = await this.exchange(row.method, path, wire, { ...options, query, retry: retryOf(row, options?.retry) } as Options);
+      const response = await this.exchange(row.method, path, wire, { ...options, query, retry: retryOf(row, options?.retry) } as Options, row);
       return profile.answer(response.data, response.headers);
     };
   }
 
   /** One request as the profile shapes it, retried by the one policy; the whole response. */
-  protected exchange<T>(method: string, path: string, body: unknown, options: Options = {} as Options): Promise<AxiosResponse<T>> {
-    const shape = this.profile.shape?.(this.config, options) ?? {};
+  protected exchange<T>(method: string, path: string, body: unknown, options: Options = {} as Options, row?: Endpoint): Promise<AxiosResponse<T>> {
+    const shape = this.profile.shape?.(this.config, options, row) ?? {};
     return this.http.request<T>({
       method,
       url: `${path}${queryString(shape.query ?? options.query, this.profile.encode)}`,

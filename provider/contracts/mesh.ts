@@ -4,7 +4,7 @@
  * and a field the service may leave out has its documented default.
  */
 import { z } from "zod";
-import { endpoint, listOf } from "../contract";
+import { Endpoint, endpoint, listOf } from "../contract";
 
 const index = z.number().int().min(0);
 
@@ -65,6 +65,16 @@ const authorizeRequest = z.strictObject({
 
 export const authorizeAnswer = z.looseObject({ Authorized: z.boolean(), Reason: z.string().default("") });
 
+/**
+ * The agent's endpoints take the admin partition in the query (the call's, else `mesh:partition`),
+ * and the namespace as `ns` where it applies: the client's profile reads this from the row.
+ */
+export interface AgentScope {
+  agentScope: { namespace: boolean };
+}
+
+const agent = <Row extends Endpoint>(row: Row, scope: { namespace: boolean }): Row & AgentScope => Object.assign(row, { agentScope: scope });
+
 export const mesh = {
   readPartition: endpoint("GET partition/{name}", { answer: partition, notFound: "absent" }),
   listPartitions: endpoint("GET partitions", { answer: listOf(partition) }),
@@ -73,9 +83,10 @@ export const mesh = {
   updatePartition: endpoint("PUT partition/{name}", { body: partitionWrite, answer: partition }),
   /** Marks the partition for deletion; it goes in the background. */
   deletePartition: endpoint("DELETE partition/{name}"),
-  authorize: endpoint("POST agent/connect/authorize", { body: authorizeRequest, answer: authorizeAnswer }),
-  caRoots: endpoint("GET agent/connect/ca/roots", { answer: caRoots }),
-  leafCertificate: endpoint("GET agent/connect/ca/leaf/{service}", { answer: leafCertificate }),
+  /** The namespace goes as `ns` and, when given, in the body's `Namespace`. */
+  authorize: agent(endpoint("POST agent/connect/authorize", { body: authorizeRequest, answer: authorizeAnswer }), { namespace: true }),
+  caRoots: agent(endpoint("GET agent/connect/ca/roots", { answer: caRoots }), { namespace: false }),
+  leafCertificate: agent(endpoint("GET agent/connect/ca/leaf/{service}", { answer: leafCertificate }), { namespace: true }),
 };
 
 export type MeshPartition = z.output<typeof partition>;

@@ -9,7 +9,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { MeshLeafCertificate } from "../../provider/contracts/mesh";
+import { mesh, MeshLeafCertificate } from "../../provider/contracts/mesh";
 import { BlockingQuery, parseWait } from "../../provider/mesh-client";
 import { FunctionError, functionFamily } from "../../provider/functions";
 
@@ -140,8 +140,9 @@ export const authorize = family.define<AuthorizeArgs, AuthorizeResult, z.output<
   about: (a) => `target "${a.target}"`,
   advice: (a) => ({ permission: `service:write on "${a.target}"` }),
   async run(a, ctx) {
-    const payload = { Target: a.target, ClientCertURI: a.clientCertUri, ClientCertSerial: a.clientCertSerial };
-    const answer = await ctx.mesh().authorize(payload, { namespace: a.namespace || undefined });
+    const namespace = a.namespace || undefined;
+    const body = { Target: a.target, ClientCertURI: a.clientCertUri, ClientCertSerial: a.clientCertSerial, ...(namespace ? { Namespace: namespace } : {}) };
+    const { body: answer } = await ctx.mesh().send(mesh.authorize, { body, options: { namespace } });
     return { authorized: answer.Authorized === true, reason: answer.Reason ?? "" };
   },
 });
@@ -152,7 +153,7 @@ export const getCaRoots = family.define<GetCaRootsArgs, GetCaRootsResult, z.outp
   args: caRootsArgs,
   check: checkBlocking,
   async run(a, ctx) {
-    const answer = await ctx.mesh().caRoots({ blocking: blockingOf(a) });
+    const answer = await ctx.mesh().send(mesh.caRoots, { options: { blocking: blockingOf(a) } });
     const roots = (answer.body.Roots ?? []).map(
       (r): CaRoot => ({
         id: r.ID,
@@ -191,7 +192,7 @@ export const getLeafCertificate = family.define<GetLeafCertificateArgs, GetLeafC
   advice: (a) => ({ permission: `service:write on "${a.service}"` }),
   check: checkBlocking,
   async run(a, ctx) {
-    const answer = await ctx.mesh().leafCertificate(a.service, { namespace: a.namespace || undefined, blocking: blockingOf(a) });
+    const answer = await ctx.mesh().send(mesh.leafCertificate, { params: { service: a.service }, options: { namespace: a.namespace || undefined, blocking: blockingOf(a) } });
     const leaf: MeshLeafCertificate = answer.body;
     return {
       service: leaf.Service,

@@ -4,12 +4,13 @@
  */
 import { z } from "zod";
 import { OperationContext } from "../../provider/context";
-import { MeshPartition } from "../../provider/contracts/mesh";
-import { meshRefusalOf } from "../../provider/mesh-client";
+import { mesh, MeshPartition } from "../../provider/contracts/mesh";
+import { MeshClient, meshRefusalOf } from "../../provider/mesh-client";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ApiError } from "../../provider/errors";
 import { resourceSpec } from "../../provider/spec";
-import { WaitTimeoutError } from "../../provider/wait";
+import { retryPolicyOf } from "../../provider/http";
+import { waitFor, WaitTimeoutError } from "../../provider/wait";
 
 /** The built-in partition, which the service never deletes. */
 export const DEFAULT_PARTITION = "default";
@@ -57,10 +58,33 @@ const serviceSaid = (error: unknown) => (error instanceof Error ? error.message 
 /** "Already exists": the name is taken (by this create's own lost attempt, or by someone else). */
 const isConflict = (error: ApiError) => meshRefusalOf(error) === "already-exists";
 
+/** The partition, read consistently; undefined when it does not exist. */
+async function readPartition(client: MeshClient, name: string): Promise<MeshPartition | undefined> {
+  return (await client.send(mesh.readPartition, { params: { name }, options: { consistent: true } }))?.body;
+}
+
+/**
+ * Waits (consistent reads, the retry policy's backoff, at most 5 s apart) until the partition is
+ * gone; throws `WaitTimeoutError` (its `lastState` the partition still there) after `timeoutMs`.
+ */
+export async function waitForPartitionRemoval(client: MeshClient, name: string, timeoutMs: number): Promise<void> {
+  await waitFor({
+    probe: () => readPartition(client, name),
+    done: (partition) => partition === undefined,
+    timeoutMs,
+    describe: `partition "${name}" to be removed`,
+    show: (partition) => (partition?.DeletedAt ? `marked for deletion at ${partition.DeletedAt}` : "present, not marked for deletion"),
+    policy: retryPolicyOf(client.config),
+    maxIntervalMs: 5_000,
+  });
+}
+
+const partitionBody = (args: Pick<Inputs, "name" | "description">) => ({ Name: args.name, Description: args.description });
+
 async function createPartition(ctx: OperationContext, args: Inputs): Promise<MeshPartition> {
   const client = ctx.mesh();
   try {
-    return await client.createPartition(args.name, args.description);
+    return (await client.send(mesh.createPartition, { body: partitionBody(args) })).body;
   } catch (e) {
     const refusal = meshRefusalOf(e);
     // An earlier attempt may have made it before its answer was lost: the machine takes it over.
@@ -76,14 +100,14 @@ async function createPartition(ctx: OperationContext, args: Inputs): Promise<Mes
   ctx.warn(`mesh:Partition "${args.name}": the name is still being deleted on the service; waiting for the deletion to finish`);
   const timeoutMs = timeoutMsOf(args.deletionTimeoutSeconds);
   try {
-    await client.waitForPartitionRemoval(args.name, timeoutMs);
+    await waitForPartitionRemoval(client, args.name, timeoutMs);
   } catch (e) {
     if (!(e instanceof WaitTimeoutError)) throw e;
     throw new Error(
       `partition "${args.name}" is still being deleted after ${timeoutMs / 1000} s (${e.lastSeen}), so it cannot be created again yet: run again later, or raise deletionTimeoutSeconds`,
     );
   }
-  return client.createPartition(args.name, args.description);
+  return (await client.send(mesh.createPartition, { body: partitionBody(args) })).body;
 }
 
 export const partitionSpec = resourceSpec({
@@ -102,7 +126,7 @@ export const partitionSpec = resourceSpec({
   },
 
   async read(ctx, id, state) {
-    const found = await ctx.mesh().readPartition(id, { consistent: true });
+    const found = await readPartition(ctx.mesh(), id);
     if (!found) return undefined;
     // A managed (or adopted) partition marked for deletion is as good as gone. A read-only reference
     // (`get`, whose prior state holds no name) shows it with its deletedAt.
@@ -117,7 +141,7 @@ export const partitionSpec = resourceSpec({
       return { createIndex: olds.createIndex, modifyIndex: olds.modifyIndex };
     }
     try {
-      return computedOf(await ctx.mesh().updatePartition(id, args.description));
+      return computedOf((await ctx.mesh().send(mesh.updatePartition, { params: { name: id }, body: partitionBody({ name: id, description: args.description }) })).body);
     } catch (e) {
       if (meshRefusalOf(e) === "being-deleted") {
         throw new Error(
@@ -131,7 +155,7 @@ export const partitionSpec = resourceSpec({
   async delete(ctx, id, state) {
     const client = ctx.mesh();
     try {
-      await client.deletePartition(id);
+      await client.send(mesh.deletePartition, { params: { name: id } });
     } catch (e) {
       if (meshRefusalOf(e) === "default-partition") {
         throw new Error(
@@ -143,7 +167,7 @@ export const partitionSpec = resourceSpec({
     }
     const timeoutMs = timeoutMsOf(state.deletionTimeoutSeconds);
     try {
-      await client.waitForPartitionRemoval(id, timeoutMs);
+      await waitForPartitionRemoval(client, id, timeoutMs);
     } catch (e) {
       if (!(e instanceof WaitTimeoutError)) throw e;
       throw new Error(
@@ -154,7 +178,7 @@ export const partitionSpec = resourceSpec({
   },
   async list(ctx) {
     // The built-in partition and partitions on their way out are not objects to manage.
-    const partitions = await ctx.mesh().listPartitions();
+    const { body: partitions } = await ctx.mesh().send(mesh.listPartitions);
     return partitions.filter((p) => p.Name !== DEFAULT_PARTITION && !p.DeletedAt).map((p) => p.Name);
   },
 });

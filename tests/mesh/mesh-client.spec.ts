@@ -2,7 +2,8 @@
 import { MeshEmulator, startMeshEmulator } from "../../emulator/mesh";
 import { resolveServiceConfig } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
-import { MESH_INDEX_HEADER, MeshClient, meshRefusalOf, parseWait } from "../../provider/mesh-client";
+import { MESH_INDEX_HEADER, meshRefusalOf, parseWait } from "../../provider/mesh-client";
+import { MeshClient } from "../support/mesh-client";
 import { startTlsServer, TlsServer } from "../support/tls";
 import { WaitTimeoutError } from "../../provider/wait";
 import { until } from "./mesh-stack";

@@ -14,7 +14,7 @@ import { resolveServiceConfig } from "../../provider/config";
 import { createContext } from "../../provider/context";
 import { ApiError } from "../../provider/errors";
 import { KeepClient } from "../support/by-path";
-import { MeshClient } from "../../provider/mesh-client";
+import { MeshClient } from "../support/mesh-client";
 import { certificateProblemOf } from "../../provider/tls-problems";
 import { WorkspacesClient } from "../support/by-path";
 import { startTlsServer, TlsServer } from "../support/tls";

@@ -105,6 +105,11 @@ describe("a row of a wire contract", () => {
     const mesh = read("mesh-client.ts");
     expect(mesh).not.toMatch(/this\.(request|exchange|http)\b/);
     expect(mesh).not.toMatch(/"(GET|PUT|POST|DELETE)"/);
+    // One way to call a row: `send` (or `sendAll` across pages), never a method per endpoint.
+    for (const file of ["keep-client.ts", "workspaces-client.ts", "mesh-client.ts"]) {
+      const wrappers = [...read(file).matchAll(/this\.send\((\w+\.\w+)/g)].map((m) => `${file}: ${m[1]}`);
+      expect(wrappers).toEqual([]);
+    }
   });
 });
 
