@@ -10,93 +10,121 @@
  */
 import { snakeCase } from "../../../provider/names";
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
 import type { Endpoint } from "../../../provider/contract";
 import { transform, TransformResults } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
-import { FunctionError, functionCall, functionFamily } from "../../../provider/functions";
+import { FunctionError, functionArguments, functionCall, functionFamily } from "../../../provider/functions";
+
+const text = z.string().min(1, "must not be empty");
+
+const targetShape = {
+  /** Where the transform engine is mounted (default `transform`). */
+  mount: text.optional(),
+  /** Namespace, overriding `keep:namespace`. */
+  namespace: text.optional(),
+  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
+  cluster: text.optional(),
+};
+const target = z.strictObject(targetShape);
+
+const count = z.number().int().positive("must be at least 1");
+const batchOptions = z.strictObject({
+  /** Most items in one request (default 1000). */
+  maxItemsPerRequest: count.optional(),
+  /** Most bytes of one request body (default 16 MiB; the service refuses more than 32 MB). */
+  maxRequestBytes: count.optional(),
+  /** Requests in flight at once (default 4). */
+  concurrency: count.optional(),
+});
+
+const roleShape = {
+  ...targetShape,
+  /** Role the request goes through (`<mount>/encode/<role>`). */
+  role: text,
+  /** How a batch is split into requests. */
+  batch: batchOptions.optional(),
+};
+
+/** Transformation; may be left out when the role has exactly one. */
+const transformation = text.optional();
+const reference = z.string().optional();
+
+const encodeFields = {
+  /** The value to encode. */
+  value: z.string(),
+  /** Transformation; may be left out when the role has exactly one. */
+  transformation,
+  /** Tokenization: life of the token, seconds or a duration ("1h"); capped by the transformation's `maxTtl`. */
+  ttl: z.union([z.string(), z.number().nonnegative()]).optional(),
+  /** Tokenization: `key1=value1,key2=value2` kept with the token. */
+  metadata: z.string().optional(),
+  /** FPE with a `supplied` tweak source: base64 of 7 bytes. */
+  tweak: z.string().optional(),
+};
+
+const decodeFields = {
+  /** The encoded value (token or FPE ciphertext). */
+  value: z.string(),
+  /** Transformation; may be left out when the role has exactly one. */
+  transformation,
+  /** FPE with a `supplied` or `generated` tweak source: base64 of 7 bytes, as at encode. */
+  tweak: z.string().optional(),
+};
+
+const tokenFields = {
+  /** The token (or, for `isTokenized`, the plaintext). */
+  value: z.string(),
+  /** Transformation; may be left out when the role has exactly one. */
+  transformation,
+};
+
+const decodeFormatShape = {
+  /** One of the template's named decode formats; the value comes back in that format. */
+  decodeFormat: text.optional(),
+};
+
+const encodeItem = z.strictObject({
+  ...encodeFields,
+  /** Echoed in the item's result. */
+  reference,
+});
+const decodeItem = z.strictObject({
+  ...decodeFields,
+  /** Echoed in the item's result. */
+  reference,
+});
+const tokenItem = z.strictObject({
+  ...tokenFields,
+  /** Echoed in the item's result. */
+  reference,
+});
+
+/** One value's arguments: the role's and the value's fields. A batch's: the role's and `batchInput`, the values in order (the results come back in the same order). */
+const encodeArgs = z.strictObject({ ...roleShape, ...encodeFields });
+const encodeBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(encodeItem) });
+const decodeArgs = z.strictObject({ ...roleShape, ...decodeFields, ...decodeFormatShape });
+const decodeBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(decodeItem), ...decodeFormatShape });
+const tokenArgs = z.strictObject({ ...roleShape, ...tokenFields });
+const tokenBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(tokenItem) });
 
 /** Where the engine is and which connection reaches it; every function takes these. */
-export interface TransformTarget {
-  /** Where the transform engine is mounted (default `transform`). */
-  mount?: string;
-  /** Namespace, overriding `keep:namespace`. */
-  namespace?: string;
-  /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
-  cluster?: string;
-}
-
+export interface TransformTarget extends z.input<typeof target> {}
 /** How a batch is split into requests. */
-export interface BatchOptions {
-  /** Most items in one request (default 1000). */
-  maxItemsPerRequest?: number;
-  /** Most bytes of one request body (default 16 MiB; the service refuses more than 32 MB). */
-  maxRequestBytes?: number;
-  /** Requests in flight at once (default 4). */
-  concurrency?: number;
-}
-
-interface RoleArgs extends TransformTarget {
-  /** Role the request goes through (`<mount>/encode/<role>`). */
-  role: string;
-  /** How a batch is split into requests. */
-  batch?: BatchOptions;
-}
-
+export interface BatchOptions extends z.input<typeof batchOptions> {}
 /** One value of an encode batch. */
-export interface EncodeItem {
-  /** The value to encode. */
-  value: string;
-  /** Transformation; may be left out when the role has exactly one. */
-  transformation?: string;
-  /** Tokenization: life of the token, seconds or a duration ("1h"); capped by the transformation's `maxTtl`. */
-  ttl?: string | number;
-  /** Tokenization: `key1=value1,key2=value2` kept with the token. */
-  metadata?: string;
-  /** FPE with a `supplied` tweak source: base64 of 7 bytes. */
-  tweak?: string;
-  /** Echoed in the item's result. */
-  reference?: string;
-}
-
+export interface EncodeItem extends z.input<typeof encodeItem> {}
 /** One value of a decode batch. */
-export interface DecodeItem {
-  /** The encoded value (token or FPE ciphertext). */
-  value: string;
-  /** Transformation; may be left out when the role has exactly one. */
-  transformation?: string;
-  /** FPE with a `supplied` or `generated` tweak source: base64 of 7 bytes, as at encode. */
-  tweak?: string;
-  /** Echoed in the item's result. */
-  reference?: string;
-}
-
+export interface DecodeItem extends z.input<typeof decodeItem> {}
 /** One token (or, for `isTokenized`, one plaintext) of a tokenization query batch. */
-export interface TokenItem {
-  /** The token (or, for `isTokenized`, the plaintext). */
-  value: string;
-  /** Transformation; may be left out when the role has exactly one. */
-  transformation?: string;
-  /** Echoed in the item's result. */
-  reference?: string;
-}
-
-interface Batch<Item> {
-  /** The values, in order; the results come back in the same order. */
-  batchInput: Item[];
-}
-
-interface DecodeFormat {
-  /** One of the template's named decode formats; the value comes back in that format. */
-  decodeFormat?: string;
-}
-
-export type EncodeArgs = RoleArgs & Omit<EncodeItem, "reference">;
-export type EncodeBatchArgs = RoleArgs & Batch<EncodeItem>;
-export type DecodeArgs = RoleArgs & Omit<DecodeItem, "reference"> & DecodeFormat;
-export type DecodeBatchArgs = RoleArgs & Batch<DecodeItem> & DecodeFormat;
-export type TokenArgs = RoleArgs & Omit<TokenItem, "reference">;
-export type TokenBatchArgs = RoleArgs & Batch<TokenItem>;
+export interface TokenItem extends z.input<typeof tokenItem> {}
+export interface EncodeArgs extends z.input<typeof encodeArgs> {}
+export interface EncodeBatchArgs extends z.input<typeof encodeBatchArgs> {}
+export interface DecodeArgs extends z.input<typeof decodeArgs> {}
+export interface DecodeBatchArgs extends z.input<typeof decodeBatchArgs> {}
+export interface TokenArgs extends z.input<typeof tokenArgs> {}
+export interface TokenBatchArgs extends z.input<typeof tokenBatchArgs> {}
 
 export interface EncodeResult {
   encodedValue: string;
@@ -183,7 +211,19 @@ function wire(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 type Call = keyof TransformResults;
-type Args = RoleArgs & { batchInput?: object[]; decodeFormat?: string };
+type Args = z.output<typeof roleArgs> & { batchInput?: object[]; decodeFormat?: string };
+const roleArgs = z.object(roleShape);
+
+/** The arguments read by the schema of their form: a batch when they have `batchInput`, else one value. */
+const argsOf = (one: z.ZodType, batch: z.ZodType) =>
+  z.unknown().transform((args, ctx): Args => {
+    const form = args !== null && typeof args === "object" && "batchInput" in args ? batch : one;
+    const result = form.safeParse(args);
+    if (result.success) return result.data as Args;
+    // Each issue as it is, so a misspelt argument is named (an unrecognised key keeps its key).
+    for (const issue of result.error.issues) ctx.addIssue(issue as never);
+    return z.NEVER;
+  });
 
 /** One value or a batch in chunks, through the role: the result items in input order. */
 async function callItems<C extends Call>(call: C, args: Args, ctx: OperationContext): Promise<TransformResults[C][]> {
@@ -206,17 +246,19 @@ async function callItems<C extends Call>(call: C, args: Args, ctx: OperationCont
   return answers.flat();
 }
 
-const reference = (item: { reference?: string }) => (item.reference ? { reference: item.reference } : {});
+const referenceOf = (item: { reference?: string }) => (item.reference ? { reference: item.reference } : {});
 
 /** A function of one value or a batch: each answer item read by `fromItem`, a batch's with its reference (or as `batch` makes it). */
 function itemFunction<C extends Call, Single, Batch, R, BatchResult = { batchResults: (R & { reference?: string })[] }>(
   name: string,
   call: C,
+  schemas: { one: z.ZodType; batch: z.ZodType },
   fromItem: (item: TransformResults[C]) => R,
-  batch: (items: TransformResults[C][]) => unknown = (items) => items.map((item) => ({ ...fromItem(item), ...reference(item) })),
+  batch: (items: TransformResults[C][]) => unknown = (items) => items.map((item) => ({ ...fromItem(item), ...referenceOf(item) })),
 ) {
-  const declared = family.define<Args, unknown>({
+  const declared = family.define<unknown, unknown, Args>({
     name,
+    args: argsOf(schemas.one, schemas.batch),
     about: (args) => `role "${args.role}"`,
     async run(args, ctx) {
       const items = await callItems(call, args, ctx);
@@ -230,7 +272,7 @@ function itemFunction<C extends Call, Single, Batch, R, BatchResult = { batchRes
  * Encodes a value, or a batch (`batchInput`), through a role. FPE keeps the value's format; masking
  * hides the captured characters; tokenization returns a new random token each call.
  */
-export const encode = itemFunction<"encode", EncodeArgs, EncodeBatchArgs, EncodeResult, EncodeBatchResult>("encode", "encode", (item) => ({
+export const encode = itemFunction<"encode", EncodeArgs, EncodeBatchArgs, EncodeResult, EncodeBatchResult>("encode", "encode", { one: encodeArgs, batch: encodeBatchArgs }, (item) => ({
   encodedValue: item.encoded_value,
   ...(item.tweak ? { tweak: item.tweak } : {}),
 }));
@@ -242,29 +284,33 @@ export const encode = itemFunction<"encode", EncodeArgs, EncodeBatchArgs, Encode
 export const decode = itemFunction<"decode", DecodeArgs, DecodeBatchArgs, DecodeResult, DecodeBatchResult>(
   "decode",
   "decode",
+  { one: decodeArgs, batch: decodeBatchArgs },
   (item) => ({ decodedValue: pulumi.secret(item.value) }),
   // The whole list is one secret.
-  (items) => pulumi.secret(items.map((item) => ({ decodedValue: item.value, ...reference(item) }))),
+  (items) => pulumi.secret(items.map((item) => ({ decodedValue: item.value, ...referenceOf(item) }))),
 );
 
 /** Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only. */
-export const validate = itemFunction<"validate", TokenArgs, TokenBatchArgs, ValidateResult>("validate", "validate", (item) => ({ valid: item.valid }));
+export const validate = itemFunction<"validate", TokenArgs, TokenBatchArgs, ValidateResult>("validate", "validate", { one: tokenArgs, batch: tokenBatchArgs }, (item) => ({ valid: item.valid }));
 
 /** Whether a plaintext (or each of a batch) has an unexpired token. Tokenization only. */
-export const isTokenized = itemFunction<"tokenized", TokenArgs, TokenBatchArgs, TokenizedResult>("isTokenized", "tokenized", (item) => ({ tokenized: item.tokenized }));
+export const isTokenized = itemFunction<"tokenized", TokenArgs, TokenBatchArgs, TokenizedResult>("isTokenized", "tokenized", { one: tokenArgs, batch: tokenBatchArgs }, (item) => ({ tokenized: item.tokenized }));
 
 /** The metadata and expiration of a token (or of each token of a batch). Tokenization only. */
-export const getMetadata = itemFunction<"metadata", TokenArgs, TokenBatchArgs, MetadataResult>("getMetadata", "metadata", (item) => ({
+export const getMetadata = itemFunction<"metadata", TokenArgs, TokenBatchArgs, MetadataResult>("getMetadata", "metadata", { one: tokenArgs, batch: tokenBatchArgs }, (item) => ({
   metadata: item.metadata,
   ...(item.expiration_time ? { expirationTime: item.expiration_time } : {}),
 }));
 
-export interface SnapshotArgs extends TransformTarget {
+const snapshotArgs = z.strictObject({
+  ...targetShape,
   /** The tokenization transformation; its first store is snapshotted. */
-  transformation: string;
+  transformation: text,
   /** Values per request (the service's default is 1000). */
-  limit?: number;
-}
+  limit: count.optional(),
+});
+
+export interface SnapshotArgs extends z.input<typeof snapshotArgs> {}
 
 /**
  * Every value of a tokenization transformation's store, page by page, following `continuation`:
@@ -272,14 +318,15 @@ export interface SnapshotArgs extends TransformTarget {
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): AsyncGenerator<string, void, undefined> {
-  const params = { ...args, mount: mountOf(args) };
-  const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
+  const { transformation, limit, namespace, cluster, ...where } = functionArguments(TransformFunctionError, "keep.transform.snapshot", snapshotArgs, args);
+  const params = { mount: mountOf(where), transformation };
+  const options: KeepRequestOptions = namespace ? { namespace } : {};
   let continuation: string | undefined;
   do {
     const page = await functionCall(
       TransformFunctionError,
-      `keep.transform.snapshot(transformation "${args.transformation}")`,
-      async () => (await ctx.keep(args.cluster).send(transform.snapshot, { params, body: wire({ limit: args.limit, continuation }), options })).body,
+      `keep.transform.snapshot(transformation "${transformation}")`,
+      async () => (await ctx.keep(cluster).send(transform.snapshot, { params, body: wire({ limit, continuation }), options })).body,
     );
     yield* page.values;
     continuation = page.continuation || undefined;

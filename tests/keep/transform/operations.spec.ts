@@ -154,6 +154,18 @@ describe("keep.transform with a PostgreSQL store", () => {
     expect(results.map((r) => r.reference)).toEqual(values.map((_, i) => `#${i}`));
   });
 
+  test("arguments are checked by their form's schema before any request: a misspelt one, a bad batch item, a snapshot's limit", async () => {
+    stack.keep.log.clear();
+    const misspelt = await encode({ role: "crm", value: "x", transformaton: "card" } as never, ctx).catch((e: unknown) => e);
+    expect(misspelt).toBeInstanceOf(keep.transform.TransformFunctionError);
+    expect((misspelt as Error).message).toMatch(/^keep\.transform\.encode: invalid arguments: transformaton: /);
+    const badItem = await decode({ role: "crm", batchInput: [{ value: "a" }, { value: 7 as never }] }, ctx).catch((e: unknown) => e);
+    expect((badItem as Error).message).toMatch(/^keep\.transform\.decode: invalid arguments: batchInput\[1\]\.value: /);
+    const limit = await snapshot({ transformation: "emails", limit: 0 }, ctx).catch((e: unknown) => e);
+    expect((limit as Error).message).toMatch(/^keep\.transform\.snapshot: invalid arguments: limit: must be at least 1/);
+    expect(stack.keep.log.count).toBe(0);
+  });
+
   test("destroy removes the objects and leaves the tables", async () => {
     await stack.engine.destroy();
     expect(stack.keep.objects.list({ mount: "transform", kind: "stores" })).toEqual([]);
