@@ -100,15 +100,27 @@ export function parseAclDocument(text: string): AclDocument {
   return document;
 }
 
+/**
+ * The verdicts on the documents read last: an apply reads each document twice (its check, then its
+ * create or update validates the same inputs again), and a program often declares one document for
+ * many policies. Bounded; the oldest goes first.
+ */
+const verdicts = new Map<string, string | undefined>();
+const REMEMBERED = 256;
+
 /** The reason the service would refuse a document, or undefined when it would take it. */
 export function aclDocumentProblem(text: string): string | undefined {
+  if (verdicts.has(text)) return verdicts.get(text);
+  let problem: string | undefined;
   try {
     parseAclDocument(text);
-    return undefined;
   } catch (e) {
-    if (e instanceof AclDocumentError) return e.message;
-    throw e;
+    if (!(e instanceof AclDocumentError)) throw e;
+    problem = e.message;
   }
+  if (verdicts.size >= REMEMBERED) verdicts.delete(verdicts.keys().next().value!);
+  verdicts.set(text, problem);
+  return problem;
 }
 
 /** Items whose first key is `key` (case-insensitively, as the service's decoder matches), that key dropped. */

@@ -37,7 +37,16 @@ describe("ACL policy documents: named cases", () => {
   ];
   test.each(refused)("%j is refused by preview (%s) and by the service", (text, problem) => {
     expect(aclDocumentProblem(text)).toBe(problem);
+    // Read again (an apply's create reads what its check read): the same verdict.
+    expect(aclDocumentProblem(text)).toBe(problem);
     expect(serviceRefusal(text)).toMatch(/^failed to parse policy: /);
+  });
+
+  test("the verdicts remembered are bounded, the oldest forgotten first, and a forgotten one is read again alike", () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `path "p${i}" { capabilities = [${i % 2 ? '"read"' : '"reed"'}] }`);
+    const first = texts.map(aclDocumentProblem);
+    expect(first.filter((p) => p !== undefined)).toHaveLength(150);
+    expect(texts.map(aclDocumentProblem)).toEqual(first);
   });
 
   test.each([
