@@ -215,6 +215,10 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
   // axios keeps a bucket of headers per method and deep-merges them into every request; ours are the
   // same for every method, so one flat set (axios' default Accept and ours) sends the same headers for less work.
   client.defaults.headers = { Accept: client.defaults.headers.common.Accept, ...options.headers } as unknown as typeof client.defaults.headers;
+  // Defaults our requests never use, which axios would merge into every one of them all the same:
+  // the browser's XSRF cookie, FormData classes (no body here is a form), and the size limits whose
+  // default (-1) means none, as their absence does.
+  for (const unused of ["xsrfCookieName", "xsrfHeaderName", "env", "maxContentLength", "maxBodyLength"] as const) delete client.defaults[unused];
   axiosRetry(client, {
     // The budgets (and a call's own policy) are enforced by shouldRetry; this bound never binds first.
     retries: Number.MAX_SAFE_INTEGER,

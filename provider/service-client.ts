@@ -6,7 +6,7 @@
  * brings the rest: the HTTP client with the one retry policy and its errors (http.ts), and `send`,
  * the one way a row of a contract goes out (contract.ts).
  */
-import { AxiosError, AxiosInstance, AxiosResponse, RawAxiosResponseHeaders, AxiosResponseHeaders } from "axios";
+import { AxiosError, AxiosInstance, AxiosRequestConfig, AxiosResponse, RawAxiosResponseHeaders, AxiosResponseHeaders } from "axios";
 import { ServiceConfig } from "./config";
 import { Call, Endpoint, NotFound, retryOf, send, Transport } from "./contract";
 import { createHttpClient, RetryOverride } from "./http";
@@ -80,14 +80,13 @@ export class ServiceClient<Options extends CallOptions, Extra> {
   /** One request as the profile shapes it, retried by the one policy; the whole response. */
   protected exchange<T>(method: string, path: string, body: unknown, options: Options = {} as Options, row?: Endpoint): Promise<AxiosResponse<T>> {
     const shape = this.profile.shape?.(this.config, options, row) ?? {};
-    return this.http.request<T>({
-      method,
-      url: `${path}${queryString(shape.query ?? options.query, this.profile.encode)}`,
-      data: body,
-      headers: shape.headers,
-      ...(shape.timeoutMs !== undefined ? { timeout: shape.timeoutMs } : {}),
-      retry: options.retry,
-    });
+    // Only what this request sets: each key given is merged into the client's defaults by axios.
+    const request: AxiosRequestConfig = { method, url: `${path}${queryString(shape.query ?? options.query, this.profile.encode)}` };
+    if (body !== undefined) request.data = body;
+    if (shape.headers && Object.keys(shape.headers).length) request.headers = shape.headers;
+    if (shape.timeoutMs !== undefined) request.timeout = shape.timeoutMs;
+    if (options.retry !== undefined) request.retry = options.retry;
+    return this.http.request<T>(request);
   }
 
   /** One request by path (for what no row describes, and the package's own tests); the answer's body as it came. */
