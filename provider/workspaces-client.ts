@@ -10,7 +10,8 @@
 import { Readable, Transform } from "node:stream";
 import { AxiosInstance } from "axios";
 import { ServiceConfig, settingLabel } from "./config";
-import { Call, Endpoint } from "./contract";
+import { Call, Endpoint, PathParams } from "./contract";
+import { route } from "./paths";
 import { jsonApiDocument, JsonApiMembers, JsonApiResourceObject } from "./contracts/workspaces";
 import { ApiError, ConfigError } from "./errors";
 import { createHttpClient } from "./http";
@@ -154,7 +155,8 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
    * The body behind a `302` endpoint (a configuration version download): GET with the token, then
    * GET of the temporary URL the service redirects to, without the token.
    */
-  async openRedirected(path: string): Promise<Readable> {
+  async openRedirected<Path extends string>(row: Endpoint<never, void, "error", Path>, params: PathParams<Path>): Promise<Readable> {
+    const path = `/${route(row.path, params)}`;
     const response = await this.http.request({
       method: "GET",
       url: path,

@@ -98,6 +98,8 @@ export const configurationVersions = {
   /** Never repeated on its own: a second attempt would make a second version. */
   create: endpoint("POST workspaces/{workspaceId}/configuration-versions", { body: resourceToSend("configuration-versions"), answer: resourceObject, once: true }),
   archive: endpoint("POST configuration-versions/{id}/actions/archive"),
+  /** A 302 to a temporary URL of the version's `.tar.gz` archive (sent by `openRedirected`, which follows it without the token). */
+  download: endpoint("GET configuration-versions/{id}/download"),
   /** 404 for a version without commit information, and for one that does not exist. */
   ingressAttributes: endpoint("GET configuration-versions/{id}/ingress-attributes", { answer: resourceObject, notFound: "absent" }),
 };

@@ -207,7 +207,7 @@ export const downloadConfigurationVersion = family.define<DownloadConfigurationV
           (status === "archived" ? " (its files were discarded when it was archived)" : ""),
       );
     }
-    const archive = await client.openRedirected(route("/configuration-versions/{id}/download", params));
+    const archive = await client.openRedirected(configurationVersions.download, params);
     await extractArchive(archive, args.directory);
     return { directory: args.directory };
   },

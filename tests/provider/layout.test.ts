@@ -71,7 +71,8 @@ test("resources and the commands send every request as a row of a contract: no c
       byPath.push(`${path.relative(root, file)}:${text.slice(0, m.index).split("\n").length} ${m[1]}`);
     }
   }
-  // Not listed: `upload` and `openRedirected`, which stream to URLs the service gives (the archive store), not to its API.
+  // Not listed: `upload`, which streams to a URL the service gives (the archive store), not to its API,
+  // and `openRedirected`, which sends its row and follows the redirect to such a URL.
   expect(byPath).toEqual([]);
 });
 
