@@ -30,8 +30,15 @@ const LANES = 4;
  */
 const SERVER_ERRORS: FaultKind[] = [500, 502, 503].map((status) => ({ name: String(status), fault: { status } }));
 
-/** The faults each request gets; `SERVER_ERROR` stands for the server error of its turn. */
+/**
+ * The refusals, taken in turn likewise: the client never retries a 400 or a 403 (each is final, and
+ * each error names the request and what to fix), so each request gets one of them.
+ */
+const REFUSALS: FaultKind[] = [400, 403].map((status) => ({ name: String(status), fault: { status }, final: true }));
+
+/** The faults each request gets; `SERVER_ERROR` and `REFUSAL` stand for the server error and the refusal of its turn. */
 const SERVER_ERROR: FaultKind = { name: "5xx", fault: {} };
+const REFUSAL: FaultKind = { name: "4xx", fault: {}, final: true };
 /**
  * Faults that differ from a reset only when the request acted: an answer lost after the service
  * handled it, or given after the client gave up. A read acts on nothing, so for a GET they are the
@@ -46,8 +53,7 @@ const FAULTS: FaultKind[] = [
   { name: "reset connection", fault: { drop: true } },
   { name: "lost answer", fault: { dropAfterHandling: true } },
   { name: "answer after the client gave up", fault: { holdUntilAborted: true }, clientGivesUp: true },
-  { name: "400", fault: { status: 400 }, final: true },
-  { name: "403", fault: { status: 403 }, final: true },
+  REFUSAL,
 ];
 
 interface CaseResult {
@@ -80,6 +86,9 @@ describe("fault matrix", () => {
     steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
 
     let turn = 0;
+    let refusalTurn = 0;
+    const ofTurn = (kind: FaultKind) =>
+      kind === SERVER_ERROR ? SERVER_ERRORS[turn++ % SERVER_ERRORS.length] : kind === REFUSAL ? REFUSALS[refusalTurn++ % REFUSALS.length] : kind;
     const cases = steps.flatMap(({ entry, step }, i) => {
       const reference: Reference = { afterStep: cleanRuns[i].afterStep, afterDestroy: cleanRuns[i].afterDestroy };
       if (cleanRuns[i].problems.length) return [];
@@ -90,7 +99,7 @@ describe("fault matrix", () => {
         .filter(({ target }) => step !== "replace" || target.record.method !== "GET")
         .flatMap(({ target, k }) =>
           FAULTS.filter((kind) => target.record.method !== "GET" || !actedOnly(kind))
-            .map((kind) => (kind === SERVER_ERROR ? SERVER_ERRORS[turn++ % SERVER_ERRORS.length] : kind))
+            .map(ofTurn)
             .map((kind) => ({ entry, step, target, kind, reference, label: `${step} #${k + 1} ${describeRequest(target.record)} × ${kind.name}` })),
         );
     });
