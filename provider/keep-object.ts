@@ -133,7 +133,8 @@ export type SingletonDestroy = { restore: Record<string, unknown> } | { leave: s
 
 type Out<S extends InputShape> = z.output<S>;
 
-export interface KeepObjectDeclaration<S extends InputShape, O extends InputShape> {
+/** `F`: the fields of a read answer its row declares (`objectAt`'s `answer`), as the row reads them. */
+export interface KeepObjectDeclaration<S extends InputShape, O extends InputShape, F extends object = {}> {
   /** Type name in the token `pulumi-nodejs:dynamic/keep:<type>`. */
   type: string;
   /** One line for the documentation and the import command. */
@@ -142,7 +143,7 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
    * Its requests, declared in the contract (`provider/contracts/keep.ts`): routes under `/v1/`,
    * `{input}` for one segment, `{input*}` for several (a mount path).
    */
-  rows: ObjectRows;
+  rows: ObjectRows<string, string, F>;
   /** Natural ID (before the scope); defaults to `{name}`. */
   id?: string;
   /** An ID as written by hand in another form (a destination's bare name), in the form of `id`; undefined when it is none. */
@@ -159,7 +160,7 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   /** A request body the field mapping cannot give (a role's legacy parameter sent alone). */
   bodyOf?(values: Out<S>): Record<string, unknown>;
   /** The declared form of an answer, where the field mapping cannot give it; `state` is what the program declared. */
-  inputsOf?(answer: Record<string, unknown>, state: Record<string, unknown> | undefined): Partial<Out<S>>;
+  inputsOf?(answer: Record<string, unknown> & F, state: Record<string, unknown> | undefined): Partial<Out<S>>;
   /**
    * Read values equal to the declared ones under `normalize` keep the declared form, so a refresh
    * reports only real drift (a duration read back as seconds, a list in another order).
@@ -175,7 +176,7 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   /** What a write says before it is made: a warning about what the declared values allow. `olds` on update. */
   onWrite?(ctx: OperationContext, values: Out<S>, olds?: Out<S>): void;
   /** What a read says besides the inputs: a warning about the object as the service holds it. */
-  onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown>): void;
+  onRead?(ctx: OperationContext, id: string, answer: Record<string, unknown> & F): void;
   /** A configuration endpoint without delete: what destroy does, said in the log. */
   singleton?: SingletonDestroy;
   /** Destroy where one DELETE of the path does not do it (a purge, then a wait until it is gone). */
@@ -230,7 +231,7 @@ function withoutDefaults(inputs: Record<string, unknown>, state: Record<string, 
 }
 
 /** Builds the spec of an object at a path. */
-export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>>(declaration: KeepObjectDeclaration<S, O>) {
+export function keepObject<S extends InputShape, O extends InputShape = z.ZodObject<{}>, F extends object = {}>(declaration: KeepObjectDeclaration<S, O, F>) {
   // `extend` on a generic schema types the result by the constraint, which would lose every declared input.
   const inputs = declaration.inputs.extend(keepCommonShape) as unknown as z.ZodObject<S["shape"] & typeof keepCommonShape, z.core.$strip>;
   type I = z.output<typeof inputs>;

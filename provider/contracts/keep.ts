@@ -78,17 +78,42 @@ export const pathsFilter = objectAt("sys/replication/performance/primary/paths-f
   answer: z.object({ mode: z.enum(["allow", "deny"]), paths: z.array(z.string()).nullish() }),
 });
 
+/** Lenient readers of a read answer's fields: a value of another type (or none) reads as absent. */
+const someText = z.string().nullish().catch(undefined);
+const someTexts = z.array(z.string()).nullish().catch(undefined);
+const someSeconds = z.number().nullish().catch(undefined);
+
+/** A cloud role as the service reads it back (`credential_type` is written, `credential_types` read). */
+const cloudRole = z.object({
+  credential_types: someTexts,
+  role_arns: someTexts,
+  policy_arns: someTexts,
+  policy_document: someText,
+  iam_groups: someTexts,
+  iam_tags: z.record(z.string(), z.string()).nullish().catch(undefined),
+  default_sts_ttl: someSeconds,
+  max_sts_ttl: someSeconds,
+  user_path: someText,
+  permissions_boundary_arn: someText,
+  /** Role data an earlier version could not upgrade: a legacy string, or an object of fields. */
+  invalid_data: z.unknown().optional(),
+});
+
 /** The cloud-credentials engine's objects, wherever it is mounted. */
 export const cloudObjects = {
   rootConfig: objectAt("{mount*}/config/root", { list: false, answer: z.object({ access_key: z.string(), max_retries: z.number() }).loose() }),
   leaseConfig: objectAt("{mount*}/config/lease", { list: false, answer: z.object({ lease: z.string(), lease_max: z.string() }).loose() }),
-  role: objectAt("{mount*}/roles/{name}", { answer: z.object({ credential_types: z.array(z.string()).nullish(), role_arns: z.array(z.string()).nullish() }) }),
+  role: objectAt("{mount*}/roles/{name}", { answer: cloudRole }),
 };
 
 /** The transform engine's objects, wherever it is mounted. A transformation is read at one route and written at its type's. */
 export const transformObjects = {
   role: objectAt("{mount*}/role/{name}"),
-  transformation: objectAt("{mount*}/transformation/{name}", { write: "POST {mount*}/transformations/{type}/{name}" }),
+  /** Read back, its template is `templates` (a list). */
+  transformation: objectAt("{mount*}/transformation/{name}", {
+    write: "POST {mount*}/transformations/{type}/{name}",
+    answer: z.object({ type: z.string(), templates: z.array(z.string()).nullish().catch(undefined) }),
+  }),
   template: objectAt("{mount*}/template/{name*}", { list: "{mount*}/template" }),
   alphabet: objectAt("{mount*}/alphabet/{name*}", { list: "{mount*}/alphabet" }),
   store: objectAt("{mount*}/stores/{name*}", { list: "{mount*}/stores" }),
@@ -269,6 +294,7 @@ const generatedCredentials = z.object({
 });
 
 export type GeneratedCredentials = z.output<typeof generatedCredentials>;
+export type CloudRoleAnswer = z.output<typeof cloudRole>;
 
 /** The cloud-credentials engine's calls, wherever it is mounted (`cloudA` by default); its objects are in `cloudObjects`. */
 export const cloud = {

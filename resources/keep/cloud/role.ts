@@ -6,7 +6,7 @@
  * since the service keeps a parameter a write does not mention.
  */
 import { z } from "zod";
-import { cloudObjects } from "../../../provider/contracts/keep";
+import { CloudRoleAnswer, cloudObjects } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/machine";
@@ -192,19 +192,19 @@ export function roleBody(values: Partial<Inputs>): Record<string, unknown> {
   };
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-const seconds = (value: unknown): number | undefined => (typeof value === "number" && value > 0 ? value : undefined);
+/** Empty reads as absent: the service answers a parameter left out as "", 0 or []. */
+const text = (value: string | null | undefined): string | undefined => value || undefined;
+const list = (value: string[] | null | undefined): string[] | undefined => (value?.length ? value : undefined);
+const seconds = (value: number | null | undefined): number | undefined => (value && value > 0 ? value : undefined);
 
 /** The inputs a read answer stands for; every parameter is present (undefined when empty), so a cleared one is drift. */
-function inputsOfAnswer(answer: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
-  const types = strings(answer.credential_types);
-  const list = (v: unknown) => (strings(v).length ? strings(v) : undefined);
+function inputsOfAnswer(answer: CloudRoleAnswer, state: Record<string, unknown> | undefined): Record<string, unknown> {
+  const types = answer.credential_types ?? [];
   if (state?.policy !== undefined) {
     return { policy: types.join(",") === "iam_user,federation_token" ? text(answer.policy_document) : `(the role holds ${types.join(", ")} credentials)` };
   }
   if (state?.arn !== undefined) return { arn: list(answer.role_arns)?.[0] ?? list(answer.policy_arns)?.[0] };
-  const tags = answer.iam_tags && typeof answer.iam_tags === "object" ? (answer.iam_tags as Record<string, string>) : {};
+  const tags = answer.iam_tags ?? {};
   return {
     credentialType: types.join(",") || undefined,
     roleArns: list(answer.role_arns),

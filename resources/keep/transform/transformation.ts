@@ -107,12 +107,11 @@ export const transformationSpec = keepObject({
 });
 
 /** The read answers `templates` (a list) for the written `template`; only the type's own parameters are part of it. */
-function inputsOfAnswer(answer: Record<string, unknown>): Record<string, unknown> {
-  const type = String(answer.type) as TransformationType;
-  const templates = Array.isArray(answer.templates) ? answer.templates.map(String) : [];
+function inputsOfAnswer(answer: Record<string, unknown> & { type: string; templates?: string[] | null }): Record<string, unknown> {
+  const type = answer.type as TransformationType;
   const read: Record<string, unknown> = {
     type,
-    template: templates[0],
+    template: answer.templates?.[0],
     tweakSource: answer.tweak_source,
     maskingCharacter: answer.masking_character,
     mappingMode: answer.mapping_mode,
