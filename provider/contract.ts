@@ -66,6 +66,21 @@ export function fieldsOf<Fields extends object = {}>(shape?: z.ZodType<Fields>):
   }) as unknown as z.ZodType<(Record<string, unknown> & Fields) | undefined>;
 }
 
+/**
+ * A value read by the schema `choose` picks for it by a field it has (`complete`, `wrap_info`,
+ * `batchInput`), where a union could only say that no branch fits: each issue of that schema is
+ * reported as it is, so the field (or the unknown key) is named.
+ */
+export function readBy<T>(choose: (fields: Record<string, unknown>) => z.ZodType<T>) {
+  return z.unknown().transform((value, ctx): T => {
+    const fields = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    const result = choose(fields).safeParse(value);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) ctx.addIssue(issue as never);
+    return z.NEVER;
+  });
+}
+
 /** A list in an answer, which services send as `null` or leave out when it is empty: read as `[]`. */
 export const listOf = <Item extends z.ZodType>(item: Item) => z.array(item).nullish().transform((list): z.output<Item>[] => list ?? []);
 

@@ -1,10 +1,11 @@
 /**
- * The secrets service's contract (`/v1`), in the service's own field names. Its answers are bare or
- * inside the `data` envelope; the client reads both (`KeepClient.send`), so a schema here describes
- * the fields themselves.
+ * The secrets service's contract (`/v1`), in the service's own field names: first the objects at a
+ * path (`objectAt`: the rows `keepObject` sends), then the calls and one-shot operations. Its answers
+ * are bare or inside the `data` envelope; the client reads both (`KeepClient.send`), so a schema here
+ * describes the fields themselves.
  */
 import { z } from "zod";
-import { Endpoint, endpoint, fieldsOf, listOf } from "../contract";
+import { Endpoint, endpoint, fieldsOf, listOf, readBy } from "../contract";
 
 /** The query of a LIST, which the service takes as `GET ?list=true`. */
 export const LIST = { list: "true" } as const;
@@ -166,19 +167,6 @@ const rekeyInit = z.strictObject({
 });
 
 const share = z.strictObject({ key: z.string(), nonce: z.string() });
-
-/**
- * An answer read by the schema `choose` picks for it by a field it has (which a union cannot name in
- * its errors): each field that does not fit that schema is named.
- */
-const readBy = <T>(choose: (body: Record<string, unknown>) => z.ZodType<T>) =>
-  z.unknown().transform((body, ctx): T => {
-    const fields = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    const result = choose(fields).safeParse(body);
-    if (result.success) return result.data;
-    for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-    return z.NEVER;
-  });
 
 /** An answer that says `complete: true` is read by `done`, any other by `going`. */
 const progressOr = <Going, Done>(going: z.ZodType<Going>, done: z.ZodType<Done>) =>

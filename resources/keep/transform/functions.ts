@@ -12,7 +12,7 @@ import { snakeCase } from "../../../provider/names";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
-import type { Endpoint } from "../../../provider/contract";
+import { Endpoint, readBy } from "../../../provider/contract";
 import { transform, TransformResults } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
 import { FunctionError, functionArguments, functionCall, functionFamily } from "../../../provider/functions";
@@ -215,15 +215,7 @@ type Args = z.output<typeof roleArgs> & { batchInput?: object[]; decodeFormat?: 
 const roleArgs = z.object(roleShape);
 
 /** The arguments read by the schema of their form: a batch when they have `batchInput`, else one value. */
-const argsOf = (one: z.ZodType, batch: z.ZodType) =>
-  z.unknown().transform((args, ctx): Args => {
-    const form = args !== null && typeof args === "object" && "batchInput" in args ? batch : one;
-    const result = form.safeParse(args);
-    if (result.success) return result.data as Args;
-    // Each issue as it is, so a misspelt argument is named (an unrecognised key keeps its key).
-    for (const issue of result.error.issues) ctx.addIssue(issue as never);
-    return z.NEVER;
-  });
+const argsOf = (one: z.ZodType, batch: z.ZodType) => readBy((args) => ("batchInput" in args ? batch : one) as z.ZodType<Args>);
 
 /** One value or a batch in chunks, through the role: the result items in input order. */
 async function callItems<C extends Call>(call: C, args: Args, ctx: OperationContext): Promise<TransformResults[C][]> {
