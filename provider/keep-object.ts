@@ -8,9 +8,9 @@
  * Every object gets `namespace` and `cluster` inputs; both are part of its ID:
  * `[<cluster>@][<namespace>:]<id>`.
  */
-import { snakeCase } from "./names";
 import { z } from "zod";
 import type { OperationContext } from "./context";
+import { snakeCase } from "./names";
 import type { ObjectRows } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
@@ -196,8 +196,6 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
 
 const SCOPE_KEYS = ["namespace", "cluster"] as const;
 
-
-
 /**
  * Read values that equal the declared ones under a normalisation (a duration as "1h" or 3600, a
  * list in another order, a policy with other whitespace, an empty list for none) keep the declared
@@ -238,6 +236,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
   const computed = (declaration.computed ?? z.object({})) as O;
   /** The object's rows: every request it sends is one of them. */
   const rows = declaration.rows;
+  const listRow = rows.list;
   const idTemplate = pathTemplate(declaration.id ?? "{name}");
   const pathParams = new Set([...pathTemplate(rows.read.path).params, ...pathTemplate(rows.write.path).params, ...idTemplate.params]);
 
@@ -367,9 +366,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       if (declaration.deleteWith) await declaration.deleteWith(ctx, { client, options, rows, params: values }, state);
       else await client.send(rows.delete, { params: values, options });
     },
-    list: rows.list
+    list: listRow
       ? async (ctx) => {
-          const listRow = rows.list!;
           const template = pathTemplate(listRow.path);
           const mount = mountDefault();
           if (template.params.some((p) => p !== "mount") || (template.params.includes("mount") && !mount)) return [];

@@ -122,7 +122,6 @@ export const jsonApiDocument = z.looseObject({
 });
 
 export type JsonApiResourceObject = z.output<typeof resourceObject>;
-export type JsonApiReference = z.output<typeof reference>;
 /** A resource object whose attributes are read as `A`. */
 export type JsonApiResource<A = Record<string, unknown>> = Pick<JsonApiResourceObject, "id" | "type" | "relationships" | "links"> & { attributes: A };
 /** What comes beside `data` in a document. */

@@ -8,11 +8,11 @@
  * obfuscated, so they are never compared. The others are compared on refresh: drift is seen and
  * the next `up` writes the declared value back.
  */
-import { snakeCase } from "../../../provider/names";
 import { z } from "zod";
 import { syncObjects } from "../../../provider/contracts/keep";
 import { ApiError } from "../../../provider/errors";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
+import { snakeCase } from "../../../provider/names";
 import { isUnknown } from "../../../provider/unknowns";
 import { DestinationType, pollStatus, secretNameTemplateInput, templateFields } from "./common";
 

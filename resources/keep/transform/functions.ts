@@ -8,7 +8,6 @@
  * `maxItemsPerRequest` is split into requests, a few at a time; results come back joined in input
  * order, each with its `reference`. Decoded values are Pulumi secrets.
  */
-import { snakeCase } from "../../../provider/names";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
@@ -16,12 +15,14 @@ import { Endpoint, readBy } from "../../../provider/contract";
 import { transform, TransformResults } from "../../../provider/contracts/keep";
 import { KeepRequestOptions } from "../../../provider/keep-client";
 import { FunctionError, functionArguments, functionCall, functionFamily } from "../../../provider/functions";
+import { snakeCase } from "../../../provider/names";
+import { transformMount } from "./common";
 
 const text = z.string().min(1, "must not be empty");
 
 const targetShape = {
   /** Where the transform engine is mounted (default `transform`). */
-  mount: text.optional(),
+  mount: transformMount,
   /** Namespace, overriding `keep:namespace`. */
   namespace: text.optional(),
   /** Named cluster (`keep-<cluster>:address`, ...) instead of the `keep:` connection. */
@@ -199,10 +200,6 @@ async function pooled<T, R>(chunks: readonly T[], width: number, fn: (chunk: T) 
   return results;
 }
 
-function mountOf(target: TransformTarget): string {
-  return (target.mount ?? "transform").replace(/^\/+|\/+$/g, "");
-}
-
 /** Drops undefined fields and renames camel-case ones to the wire's snake case. */
 function wire(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -211,8 +208,7 @@ function wire(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 type Call = keyof TransformResults;
-type Args = z.output<typeof roleArgs> & { batchInput?: object[]; decodeFormat?: string };
-const roleArgs = z.object(roleShape);
+type Args = z.output<z.ZodObject<typeof roleShape>> & { batchInput?: object[]; decodeFormat?: string };
 
 /** The arguments read by the schema of their form: a batch when they have `batchInput`, else one value. */
 const argsOf = (one: z.ZodType, batch: z.ZodType) => readBy((args) => ("batchInput" in args ? batch : one) as z.ZodType<Args>);
@@ -221,7 +217,7 @@ const argsOf = (one: z.ZodType, batch: z.ZodType) => readBy((args) => ("batchInp
 async function callItems<C extends Call>(call: C, args: Args, ctx: OperationContext): Promise<TransformResults[C][]> {
   // What is left of the arguments is the one value's fields; the decode format goes in the path.
   const { role: _r, mount: _m, namespace: _n, cluster: _c, batch: _b, decodeFormat, batchInput, ...single } = args;
-  const params = { mount: mountOf(args), role: args.role, ...(decodeFormat ? { decodeFormat } : {}) };
+  const params = { mount: args.mount, role: args.role, ...(decodeFormat ? { decodeFormat } : {}) };
   const options: KeepRequestOptions = args.namespace ? { namespace: args.namespace } : {};
   const client = ctx.keep(args.cluster);
   // Each call's row reads its own answer; the decode format has a route of its own.
@@ -310,8 +306,8 @@ export interface SnapshotArgs extends z.input<typeof snapshotArgs> {}
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
 export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): AsyncGenerator<string, void, undefined> {
-  const { transformation, limit, namespace, cluster, ...where } = functionArguments(TransformFunctionError, "keep.transform.snapshot", snapshotArgs, args);
-  const params = { mount: mountOf(where), transformation };
+  const { mount, transformation, limit, namespace, cluster } = functionArguments(TransformFunctionError, "keep.transform.snapshot", snapshotArgs, args);
+  const params = { mount, transformation };
   const options: KeepRequestOptions = namespace ? { namespace } : {};
   let continuation: string | undefined;
   do {
