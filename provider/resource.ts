@@ -1,13 +1,17 @@
 /**
  * Derives the `Resource` class of a spec: typed arguments and outputs from the zod schemas, a distinct
  * type token (also exposed as `static __pulumiType` for policy packs), secrets wrapped, and `get`.
+ *
+ * The class is what `pulumi.dynamic.Resource` is (a custom resource of a `pulumi-nodejs:dynamic`
+ * token whose `__provider` input holds the provider's source), with the shim's text written out
+ * instead of serialized from a closure (see shim.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ADOPT_KEY } from "./machine";
 import { TRIGGERS_KEY } from "./operation-machine";
 import { isSecretReference } from "./secret-ref";
-import { createShim } from "./shim";
+import { ADOPT_KEY, PROVIDER_KEY } from "./machine";
+import { shimText } from "./shim";
 import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";
 
 /**
@@ -66,9 +70,9 @@ export interface DeclarationSource<S extends InputShape, O extends InputShape, E
 }
 
 export interface ResourceClass<A, O, D = unknown> {
-  new (name: string, args: A, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
+  new (name: string, args: A, opts?: pulumi.CustomResourceOptions): pulumi.CustomResource & O;
   /** A read-only reference to an existing object, by its natural ID. */
-  get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): pulumi.dynamic.Resource & O;
+  get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): pulumi.CustomResource & O;
   /** The type token, as `@pulumi/policy` expects it. */
   readonly __pulumiType: string;
   isInstance(obj: unknown): boolean;
@@ -93,12 +97,12 @@ export function defineResource<S extends InputShape, O extends InputShape>(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClass<any, any> {
   const token = tokenOf(spec);
-  const shim = createShim(token);
+  const shim = shimText(token);
   const keys = [...Object.keys(spec.inputs.shape), isOperationSpec(spec) ? TRIGGERS_KEY : ADOPT_KEY, ...Object.keys(spec.computed.shape)];
   const secretInputs = new Set<string>(spec.secretInputs ?? []);
   const secretOutputs = [...(spec.secretOutputs ?? [])];
 
-  class DynamicResource extends pulumi.dynamic.Resource {
+  class DynamicResource extends pulumi.CustomResource {
     static readonly __pulumiType = token;
 
     static get(name: string, id: pulumi.Input<string>, opts: pulumi.CustomResourceOptions = {}) {
@@ -116,8 +120,9 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
         const value = args?.[key];
         props[key] = value !== undefined && secretInputs.has(key) ? secretUnlessReference(value) : value;
       }
+      props[PROVIDER_KEY] = shim;
       const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
-      super(shim, name, props, { ...opts, additionalSecretOutputs }, spec.module, spec.type);
+      super(token, name, props, { ...opts, additionalSecretOutputs });
     }
   }
   Object.defineProperty(DynamicResource, "name", { value: spec.type });

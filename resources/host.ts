@@ -3,12 +3,12 @@
  * configuration the host passed to `configure` (the only place credentials come from, besides the
  * environment) and dispatches each call to the machine of the resource's type token.
  *
- * `dispatch(type, args)` and `call(type, method, args)` are a stable contract: the shim in state
- * written by every earlier version of the package calls them.
+ * Today's shim asks for `provider(type)`. `dispatch(type, args)` and `call(type, method, args)`
+ * are a stable contract too: the shims in state written by earlier versions of the package call them.
  */
 import { ConfigLookup } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
-import type { Machine } from "../provider/machine";
+import type { Machine, Props } from "../provider/machine";
 import { machineOf } from "../provider/machines";
 import { shortTypeOf, tokenOfShortType } from "../provider/spec";
 import { specOfShortType } from "./catalog";
@@ -44,6 +44,28 @@ function machineFor(given: string): Machine {
 }
 
 type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
+
+/** The provider object the host asks each type's shim for; one per type, its machine made on first use. */
+const providers = new Map<string, HostProvider>();
+
+type HostProvider = Pick<Machine, Method> & { configure: typeof configure };
+
+export function provider(type: string): HostProvider {
+  let found = providers.get(type);
+  if (!found) {
+    found = {
+      configure,
+      check: (olds: Props, news: Props) => machineFor(type).check(olds, news),
+      diff: (id: string, olds: Props, news: Props) => machineFor(type).diff(id, olds, news),
+      create: (inputs: Props) => machineFor(type).create(inputs),
+      read: (id: string, props: Props) => machineFor(type).read(id, props),
+      update: (id: string, olds: Props, news: Props) => machineFor(type).update(id, olds, news),
+      delete: (id: string, props: Props) => machineFor(type).delete(id, props),
+    };
+    providers.set(type, found);
+  }
+  return found;
+}
 
 export async function call(type: string, method: Method, args: unknown[]): Promise<unknown> {
   const machine = machineFor(type);
