@@ -36,12 +36,30 @@ function isPlain(config: InternalAxiosRequestConfig): boolean {
   );
 }
 
+/** The client's wire settings a request does not set itself. */
+export interface WireDefaults {
+  /** Attempt timeout, when the request gives none. */
+  timeoutMs?: number;
+}
+
 /**
  * The adapter of one client: plain requests straight to `agent`, the rest to axios' own adapter.
- * `baseURL` is the client's (address and base path); a request's `url` is relative to it.
+ * `baseURL` is the client's (address and base path); a request's `url` is relative to it. The
+ * client's base URL, agent and timeout, no redirects and clear timeout errors apply to both paths,
+ * whether or not the request config repeats them.
  */
-export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
-  const general = axios.getAdapter("http");
+export function transportFor(baseURL: string, agent: http.Agent, wire: WireDefaults = {}): AxiosAdapter {
+  const adapter = axios.getAdapter("http");
+  const agentKey = baseURL.startsWith("https:") ? "httpsAgent" : "httpAgent";
+  const general = (config: InternalAxiosRequestConfig) =>
+    adapter({
+      ...config,
+      baseURL: config.baseURL ?? baseURL,
+      [agentKey]: config[agentKey] ?? agent,
+      timeout: config.timeout ?? wire.timeoutMs,
+      maxRedirects: config.maxRedirects ?? 0,
+      transitional: { ...config.transitional, clarifyTimeoutError: config.transitional?.clarifyTimeoutError ?? true },
+    });
   const base = new URL(baseURL.endsWith("/") ? baseURL : `${baseURL}/`);
   const send = base.protocol === "https:" ? https.request : http.request;
   const basePath = base.pathname.replace(/\/$/, "");
@@ -103,10 +121,11 @@ export function transportFor(baseURL: string, agent: http.Agent): AxiosAdapter {
         },
       );
       request.on("error", (error) => fail(() => AxiosError.from(error, undefined, config, request)));
-      if (config.timeout) {
-        request.setTimeout(config.timeout, () => {
-          const code = config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
-          fail(() => new AxiosError(config.timeoutErrorMessage ?? `timeout of ${config.timeout}ms exceeded`, code, config, request));
+      const timeout = config.timeout ?? wire.timeoutMs;
+      if (timeout) {
+        request.setTimeout(timeout, () => {
+          const code = config.transitional?.clarifyTimeoutError ?? true ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
+          fail(() => new AxiosError(config.timeoutErrorMessage ?? `timeout of ${timeout}ms exceeded`, code, config, request));
           request.destroy();
         });
       }
