@@ -298,7 +298,7 @@ async function main(): Promise<void> {
     programApplyRatio: number;
     programApply: { programSeconds: number; directSeconds: number };
   };
-  console.log(`shimBytes          ${r.shimBytes} bytes of provider text (`__provider`) per resource in state (target <= 1500)`);
+  console.log(`shimBytes          ${r.shimBytes} bytes of provider text (__provider) per resource in state (target <= 1500)`);
   console.log(`requests           ${Object.entries(r.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`);
   console.log(
     `applyRatio         ${r.applyRatio.toFixed(2)} (${r.apply.policies} policies created and destroyed, ${r.apply.parallel} at a time: ${r.apply.hostSeconds.toFixed(3)} s through the provider host, ${r.apply.directSeconds.toFixed(3)} s direct; ${(r.applyRatio / r.bareApplyRatio).toFixed(2)} times the bare provider's, target <= 1.3)`,

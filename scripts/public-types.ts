@@ -278,7 +278,7 @@ export function generatePublicDeclarations(): string {
       `${jsdoc(`The outputs of {@link ${name}}.`, indent)}${indent}export interface ${name}Outputs {\n${outputs.join("\n")}\n${indent}}`,
       // The instance has the outputs by merging with this interface.
       `${indent}export interface ${name} extends ${name}Outputs {}`,
-      `${jsdoc(doc, indent)}${indent}export ${declare(indent)}class ${name} extends pulumi.dynamic.Resource {\n` +
+      `${jsdoc(doc, indent)}${indent}export ${declare(indent)}class ${name} extends pulumi.CustomResource {\n` +
         `${inner}/** The type token, as \`@pulumi/policy\` expects it. */\n${inner}static readonly __pulumiType: string;\n` +
         `${inner}static isInstance(obj: unknown): obj is ${name};\n` +
         `${inner}/** A read-only reference to an existing object, by its natural ID. */\n` +
