@@ -8,7 +8,7 @@
  */
 import { ConfigLookup } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
-import type { Machine, Props } from "../provider/machine";
+import type { Machine } from "../provider/machine";
 import { machineOf } from "../provider/machines";
 import { shortTypeOf, tokenOfShortType } from "../provider/spec";
 import { specOfShortType } from "./catalog";
@@ -45,10 +45,24 @@ function machineFor(given: string): Machine {
 
 type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
-/** The provider object the host asks each type's shim for; one per type, its machine made on first use. */
-const providers = new Map<string, HostProvider>();
+type Props = Record<string, unknown>;
 
-type HostProvider = Pick<Machine, Method> & { configure: typeof configure };
+/**
+ * The provider object the host asks a type's shim for. Its answers are the machine's; declared
+ * plainly, so this module's declarations name no schema library (a program checks them).
+ */
+export interface HostProvider {
+  configure: typeof configure;
+  check(olds: Props, news: Props): Promise<unknown>;
+  diff(id: string, olds: Props, news: Props): Promise<unknown>;
+  create(inputs: Props): Promise<unknown>;
+  read(id: string, props: Props): Promise<unknown>;
+  update(id: string, olds: Props, news: Props): Promise<unknown>;
+  delete(id: string, props: Props): Promise<unknown>;
+}
+
+/** One provider object per type, its machine made on first use. */
+const providers = new Map<string, HostProvider>();
 
 export function provider(type: string): HostProvider {
   let found = providers.get(type);
