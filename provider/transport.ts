@@ -124,7 +124,7 @@ export function transportFor(baseURL: string, agent: http.Agent, wire: WireDefau
       const timeout = config.timeout ?? wire.timeoutMs;
       if (timeout) {
         request.setTimeout(timeout, () => {
-          const code = config.transitional?.clarifyTimeoutError ?? true ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
+          const code = (config.transitional?.clarifyTimeoutError ?? true) ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
           fail(() => new AxiosError(config.timeoutErrorMessage ?? `timeout of ${timeout}ms exceeded`, code, config, request));
           request.destroy();
         });

@@ -61,9 +61,9 @@ export interface HostProvider {
   delete(id: string, props: Props): Promise<unknown>;
 }
 
-/** One provider object per type, its machine made on first use. */
 const providers = new Map<string, HostProvider>();
 
+/** The provider object of a type, as today's shim asks for it: one per type, its machine made on first use. */
 export function provider(type: string): HostProvider {
   let found = providers.get(type);
   if (!found) {
