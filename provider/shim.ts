@@ -7,8 +7,8 @@
  * It is written here rather than serialized from a closure as `pulumi.dynamic.Resource` does. The
  * serializer's form of the same shim is about 1.4 KB (each method wrapped in a `with` scope that
  * rebuilds its closure on every call), and the host receives and sends it again in every request
- * and answer of every resource: in the bench, the larger text alone costs about a sixth of the
- * host's CPU. Serializing also loads the TypeScript compiler into the program.
+ * and answer of every resource: in the bench, the host spent about an eighth more CPU with the
+ * larger text. Serializing also loads the TypeScript compiler into the program.
  *
  * Shims written by earlier versions call `dispatch` and `call` of the host module, which stay.
  */
