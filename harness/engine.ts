@@ -1,16 +1,26 @@
 /**
- * A small stand-in for the Pulumi engine, for running programs of dynamic resources where the Pulumi
- * CLI is not installed (tests, benchmarks, the quickstart). The program runs with the SDK's mock
- * runtime; every dynamic resource goes to the real provider host over gRPC in the engine's order:
- * Check, Diff, then Create / Update / Replace / Delete, and Read for refresh and `get`. State is kept
- * between runs, so a session reads as preview → up → change → preview → up → refresh → destroy.
+ * A small stand-in for the Pulumi engine, for running programs where the Pulumi CLI is not installed
+ * (tests, benchmarks, the quickstart). The program runs with the SDK's mock runtime; each resource
+ * goes over gRPC, in the engine's order (Check, Diff, then Create / Update / Replace / Delete, and
+ * Read for refresh, `get` and import), to the plugin the engine would start for it:
+ * - a dynamic resource (`pulumi-nodejs:dynamic/...`) to the provider host of `@pulumi/pulumi`;
+ * - a resource of the package's plugin (`keepstack:...`, what a generated SDK declares) to the
+ *   plugin's executable: a default provider configured from the stack's `keepstack:` settings, or an
+ *   explicit provider (`pulumi:providers:keepstack`) the program declares, each a process of its own.
+ * State is kept between runs, so a session reads as preview → up → change → preview → up → refresh
+ * → destroy.
  *
- * Secrets follow the engine's rules for a provider that does not accept secrets: inputs reach the
- * provider plain, and an output is secret when an input of the same key was, or when it is listed in
- * `additionalSecretOutputs`.
+ * Secrets follow the engine's rules. The dynamic host does not accept secrets: inputs reach it plain,
+ * and an output is secret when an input of the same key was, or when it is listed in
+ * `additionalSecretOutputs`. The plugin accepts them: inputs reach it marked, and it marks its outputs.
  */
+import { randomUUID } from "node:crypto";
 import { TOKEN_PREFIX } from "../provider/spec";
-import { InitError, ProviderHost } from "./provider-host";
+import { DiffResult, InitError, PropertyChange, ProviderHost } from "./provider-host";
+
+/** The package of the plugin door: its resources' tokens start `keepstack:`, its provider's type is `pulumi:providers:keepstack`. */
+const PLUGIN = "keepstack";
+const PLUGIN_PROVIDER_TYPE = `pulumi:providers:${PLUGIN}`;
 
 const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
@@ -18,7 +28,7 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 type Props = Record<string, unknown>;
 
-export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "refresh";
+export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "refresh" | "import";
 
 export interface Step {
   op: StepOp;
@@ -28,6 +38,8 @@ export interface Step {
   /** Inputs that changed (update and replace). */
   diffs?: string[];
   replaces?: string[];
+  /** Each changed property with its kind, as a provider with a detailed diff (the plugin) answers it. */
+  detailedDiff?: Record<string, PropertyChange>;
   /**
    * The checked inputs the resource has after the step (create, same, update, replace): in a
    * preview, what the run plans. Policies can check them before anything is changed.
@@ -49,6 +61,10 @@ export interface StateResource {
   /** Outputs, plain; `secretOutputs` names the secret ones. */
   outputs: Props;
   secretOutputs: string[];
+  /** Inputs that are secret (the plugin receives them marked). */
+  secretInputs?: string[];
+  /** The explicit provider (its URN) a resource of the plugin door goes to; the default provider when absent. */
+  provider?: string;
   /** A create that failed after the object was made: the next up updates it. */
   initErrors?: string[];
   /** Read through `get`: never deleted by this program. */
@@ -72,8 +88,22 @@ export interface RunResult {
   steps: Step[];
   /** Stack outputs (plain values; unknown ones are undefined in preview). */
   outputs: Props;
-  /** Lines the provider host printed (warnings). */
+  /** Lines the providers printed or logged (warnings). */
   diagnostics: string[];
+}
+
+/** An object to import, as `pulumi import` names it (or a line of its `--file`). */
+export interface ImportSpec {
+  type: string;
+  name: string;
+  id: string;
+  /** The explicit provider's URN; the default provider when absent. */
+  provider?: string;
+}
+
+/** What an import took into state: the inputs are what the CLI writes as the program's code. */
+export interface ImportResult extends RunResult {
+  resources: { urn: string; type: string; name: string; id: string; inputs: Props; outputs: Props }[];
 }
 
 export class EngineError extends Error {
@@ -230,10 +260,35 @@ function sdkRuntime() {
 /** Runs of any engine of this process under way. */
 let runsUnderWay = 0;
 
+/** The door of a resource type: the dynamic host, the package's plugin, or neither (a component, another provider). */
+function doorOf(type: string): "dynamic" | "plugin" | undefined {
+  if (type.startsWith(TOKEN_PREFIX)) return "dynamic";
+  if (type.startsWith(`${PLUGIN}:`)) return "plugin";
+  return undefined;
+}
+
+/** The top-level keys whose values hold a secret. */
+function secretKeysOf(props: Props): string[] {
+  return Object.keys(props).filter((k) => containsSecret(props[k]));
+}
+
+/** A provider reference (`<urn>::<id>`) as its URN. */
+const providerUrnOf = (ref: string): string => ref.slice(0, ref.lastIndexOf("::"));
+
 export class Engine {
   /** Resources in state, in creation order. */
   readonly state = new Map<string, StateResource>();
+  /** The dynamic provider host, once a run needed it. */
   private host?: ProviderHost;
+  private hostStarting?: Promise<ProviderHost>;
+  /** The plugin's processes: the default provider's under "", an explicit provider's under its URN. */
+  private readonly plugins = new Map<string, Promise<ProviderHost>>();
+  /** Every host started, in order: the run's diagnostics are what they printed or logged. */
+  private readonly started: ProviderHost[] = [];
+  /** A plugin process never configured, which checks explicit providers' configurations. */
+  private configChecker?: Promise<ProviderHost>;
+  /** Explicit providers a preview plans (not in the state yet): their checked configuration. */
+  private readonly plannedProviders = new Map<string, Props>();
   private readonly limiter: Limiter;
   private readonly options: Required<Pick<EngineOptions, "project" | "stack" | "cwd">> & EngineOptions;
 
@@ -247,19 +302,99 @@ export class Engine {
     return this.host?.pid;
   }
 
-  private async provider(): Promise<ProviderHost> {
-    if (!this.host) {
-      this.host = await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
-      await this.host.configure(this.options.config ?? {});
-    }
-    return this.host;
+  /** What every provider printed or logged so far, in order of their start. */
+  diagnostics(): string[] {
+    return this.started.flatMap((h) => h.stderr);
   }
 
-  /** Replaces the stack configuration (the host is restarted so `configure` sees it). */
+  private diagnosticsMark(): Map<ProviderHost, number> {
+    return new Map(this.started.map((h) => [h, h.stderr.length]));
+  }
+
+  private diagnosticsSince(mark: Map<ProviderHost, number>): string[] {
+    return this.started.flatMap((h) => h.stderr.slice(mark.get(h) ?? 0));
+  }
+
+  /** The dynamic provider host, started and configured on first use. */
+  private provider(): Promise<ProviderHost> {
+    if (this.host) return Promise.resolve(this.host);
+    this.hostStarting ??= (async () => {
+      const host = await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
+      this.started.push(host);
+      await host.configure(this.options.config ?? {});
+      this.host = host;
+      return host;
+    })().finally(() => (this.hostStarting = undefined));
+    return this.hostStarting;
+  }
+
+  /** The URN the engine gives the default provider of the plugin. */
+  private get defaultProviderUrn(): string {
+    return `urn:pulumi:${this.options.stack}::${this.options.project}::${PLUGIN_PROVIDER_TYPE}::default`;
+  }
+
+  /** The default provider's configuration: the stack's `keepstack:` keys, secret ones marked. */
+  private defaultProviderInputs(): Props {
+    const secret = new Set(this.options.secretConfig ?? []);
+    const inputs: Props = {};
+    for (const [key, value] of Object.entries(this.options.config ?? {})) {
+      if (!key.startsWith(`${PLUGIN}:`)) continue;
+      const name = key.slice(PLUGIN.length + 1);
+      inputs[name] = value;
+      if (secret.has(key)) inputs[name] = wrapSecrets(inputs, [name])[name];
+    }
+    return inputs;
+  }
+
+  /**
+   * The plugin process of a provider (the default one when `providerUrn` is absent), started and
+   * configured as the engine does: `CheckConfig` (its failures fail the run), then `Configure`.
+   */
+  private plugin(providerUrn?: string): Promise<ProviderHost> {
+    const key = providerUrn ?? "";
+    let found = this.plugins.get(key);
+    if (!found) {
+      found = (async () => {
+        const host = await ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
+        this.started.push(host);
+        const explicit = providerUrn ? this.state.get(providerUrn) : undefined;
+        const planned = providerUrn ? this.plannedProviders.get(providerUrn) : undefined;
+        if (providerUrn && !explicit && !planned) throw new Error(`${providerUrn}: no such provider in the state`);
+        const inputs = planned ?? (explicit ? wrapSecrets(explicit.inputs, explicit.secretInputs ?? []) : this.defaultProviderInputs());
+        if (!providerUrn) {
+          const checked = await host.checkConfig(this.defaultProviderUrn, {}, inputs);
+          if (checked.failures.length) {
+            throw new Error(`${this.defaultProviderUrn}: invalid configuration:\n${checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n")}`);
+          }
+        }
+        await host.configure(inputs);
+        return host;
+      })();
+      // A provider that failed to start is tried again by the next use.
+      found.catch(() => this.plugins.delete(key));
+      this.plugins.set(key, found);
+    }
+    return found;
+  }
+
+  /** The host a resource in state goes to. */
+  private hostOf(r: Pick<StateResource, "type" | "provider">): Promise<ProviderHost> {
+    return doorOf(r.type) === "plugin" ? this.plugin(r.provider) : this.provider();
+  }
+
+  /** Closes the plugin process of a provider (it is started again, from the state, when next needed). */
+  private async closePlugin(providerUrn?: string): Promise<void> {
+    const key = providerUrn ?? "";
+    const found = this.plugins.get(key);
+    this.plugins.delete(key);
+    const host = await found?.catch(() => undefined);
+    await host?.close();
+  }
+
+  /** Replaces the stack configuration (the hosts are restarted so `configure` sees it). */
   async setConfig(config: Record<string, string>): Promise<void> {
     this.options.config = config;
-    await this.host?.close();
-    this.host = undefined;
+    await this.close();
   }
 
   preview(program: Program): Promise<RunResult> {
@@ -272,7 +407,7 @@ export class Engine {
 
   /** The state as JSON with secrets marked (for assertions that nothing leaks). */
   exportState(): unknown {
-    return [...this.state.values()].map((r) => ({ ...r, outputs: wrapSecrets(r.outputs, r.secretOutputs) }));
+    return [...this.state.values()].map((r) => ({ ...r, inputs: wrapSecrets(r.inputs, r.secretInputs ?? []), outputs: wrapSecrets(r.outputs, r.secretOutputs) }));
   }
 
   /**
@@ -296,18 +431,17 @@ export class Engine {
   }
 
   private async runInOwnStore(mode: Mode, program: Program): Promise<RunResult> {
-    const host = await this.provider();
     const rt = sdkRuntime();
     const steps: Step[] = [];
     const errors: string[] = [];
+    const mark = this.diagnosticsMark();
     // Objects earlier replacements left behind go first, as the engine deletes them first.
     const leftBehind = [...this.state.values()].filter((r) => r.pendingDelete);
     if (mode === "preview") leftBehind.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, pendingDelete: true }));
-    else errors.push(...(await this.deleteAll(host, leftBehind, steps)));
+    else errors.push(...(await this.deleteAll(leftBehind, steps)));
     const registered = new Set<string>();
     const pending: Promise<unknown>[] = [];
     const preview = mode === "preview";
-    const diagnosticsStart = host.stderr.length;
     const engine = this;
     /**
      * Answers the program once a registration is done. A failure is reported when the run ends;
@@ -333,14 +467,18 @@ export class Engine {
           registered.add(urn);
           let id = "";
           let wire: Props;
+          const custom = req.getCustom();
           if (errors.length) {
             // Like the engine, no new step starts once one has failed.
             wire = req.getObject()?.toJavaScript() ?? {};
-          } else if (!type.startsWith(TOKEN_PREFIX) || !req.getCustom()) {
+          } else if (custom && type === PLUGIN_PROVIDER_TYPE) {
+            ({ id, wire } = await engine.limiter.run(() => engine.registerProvider(mode, steps, urn, name, req.getObject()?.toJavaScript() ?? {})));
+          } else if (!custom || !doorOf(type)) {
             wire = req.getObject()?.toJavaScript() ?? {};
           } else {
+            const provider: string = req.getProvider();
             const result = await engine.limiter.run(() =>
-              engine.register(host, mode, steps, {
+              engine.register(mode, steps, {
                 urn,
                 type,
                 name,
@@ -350,7 +488,13 @@ export class Engine {
                 replaceOnChanges: req.getReplaceonchangesList(),
                 ignoreChanges: req.getIgnorechangesList(),
                 dependencies: dependenciesOf(req),
-                options: { protect: req.getProtect() || undefined, retainOnDelete: req.getRetainondelete() || undefined, deletedWith: req.getDeletedwith() || undefined },
+                importId: req.getImportid() || undefined,
+                options: {
+                  protect: req.getProtect() || undefined,
+                  retainOnDelete: req.getRetainondelete() || undefined,
+                  deletedWith: req.getDeletedwith() || undefined,
+                  provider: provider && doorOf(type) === "plugin" ? providerUrnOf(provider) : undefined,
+                },
               }),
             );
             id = result.id;
@@ -378,13 +522,17 @@ export class Engine {
           const name: string = req.getName();
           const urn: string = this.newUrn(req.getParent(), type, name);
           registered.add(urn);
-          const props = stripSecrets(req.getProperties()?.toJavaScript() ?? {});
+          const raw: Props = req.getProperties()?.toJavaScript() ?? {};
+          const provider = req.getProvider() && doorOf(type) === "plugin" ? providerUrnOf(req.getProvider()) : undefined;
+          const host = await engine.hostOf({ type, provider });
+          const plugin = doorOf(type) === "plugin";
+          const props = plugin ? raw : stripSecrets(raw);
           const read = await engine.limiter.run(() => host.read(urn, req.getId(), props, props));
           if (!read.id) throw new Error(`${urn}: no object with ID "${req.getId()}" exists`);
-          const secretOutputs: string[] = req.getAdditionalsecretoutputsList();
-          engine.state.set(urn, { urn, type, name, id: read.id, inputs: props, outputs: read.properties, secretOutputs, external: true });
+          const secretOutputs: string[] = [...new Set([...req.getAdditionalsecretoutputsList(), ...secretKeysOf(read.properties)])];
+          engine.state.set(urn, { urn, type, name, id: read.id, inputs: stripSecrets(props), outputs: stripSecrets(read.properties), secretOutputs, external: true, provider });
           steps.push({ op: "read", urn, type, name });
-          const wire = wrapSecrets(read.properties, secretOutputs);
+          const wire = wrapSecrets(stripSecrets(read.properties), secretOutputs);
           this.resources.set(urn, { urn, id: read.id, state: wire });
           const resp = new rt.resproto.ReadResourceResponse();
           resp.setUrn(urn);
@@ -397,6 +545,23 @@ export class Engine {
           resp.setProperties(req.getProperties());
           return resp;
         });
+      }
+
+      invoke(req: any, callback: (err: unknown, resp?: unknown) => void) {
+        const token: string = req.getTok();
+        if (doorOf(token) !== "plugin") return super.invoke(req, callback);
+        (async () => {
+          const provider = req.getProvider() ? providerUrnOf(req.getProvider()) : undefined;
+          const host = await engine.plugin(provider);
+          const { result, failures } = await engine.limiter.run(() => host.invoke(token, req.getArgs()?.toJavaScript() ?? {}));
+          if (failures.length) throw new Error(`${token}: ${failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+          const resp = new rt.resproto.ResourceInvokeResponse();
+          resp.setReturn(rt.structproto.Struct.fromJavaScript(result));
+          return resp;
+        })().then(
+          (resp) => callback(null, resp),
+          (e: Error) => callback(e),
+        );
       }
     }
 
@@ -452,14 +617,51 @@ export class Engine {
       const guarded = managed.filter((r) => r.protect);
       if (preview && guarded.length) errors.push(...guarded.map((r) => `${r.urn}: cannot delete a protected resource: set protect: false and run up first, or remove it from the state`));
       else if (preview) managed.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name }));
-      else errors.push(...(await this.deleteAll(host, managed, steps)));
+      else errors.push(...(await this.deleteAll(managed, steps)));
     }
     if (errors.length) throw new EngineError(errors, steps);
-    return { steps, outputs: stripSecrets(outputs), diagnostics: host.stderr.slice(diagnosticsStart) };
+    return { steps, outputs: stripSecrets(outputs), diagnostics: this.diagnosticsSince(mark) };
+  }
+
+  /**
+   * An explicit provider of the plugin (`pulumi:providers:keepstack`): its configuration checked by
+   * the plugin (`CheckConfig`, then `DiffConfig` against the state), then a plugin process of its
+   * own configured with it. A changed configuration starts a new process, as the engine does.
+   */
+  private async registerProvider(mode: Mode, steps: Step[], urn: string, name: string, raw: Props): Promise<{ id: string; wire: Props }> {
+    const type = PLUGIN_PROVIDER_TYPE;
+    const old = this.state.get(urn);
+    this.configChecker ??= ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }).then((host) => {
+      this.started.push(host);
+      return host;
+    });
+    const checker = await this.configChecker;
+    const oldInputs = old ? wrapSecrets(old.inputs, old.secretInputs ?? []) : {};
+    const result = await checker.checkConfig(urn, oldInputs, raw);
+    if (result.failures.length) throw new Error(`${urn}: invalid configuration:\n${result.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n")}`);
+    const checked = result.inputs;
+    const diff = old ? await checker.diffConfig(urn, oldInputs, checked) : undefined;
+    const inputs = stripSecrets(checked) as Props;
+    const secretInputs = secretKeysOf(checked);
+    if (old && diff?.changes === "none") {
+      steps.push({ op: "same", urn, type, name, inputs });
+      return { id: old.id, wire: checked };
+    }
+    steps.push({ op: old ? "update" : "create", urn, type, name, inputs, ...(diff ? { diffs: diff.diffs, detailedDiff: diff.detailedDiff } : {}) });
+    if (mode === "preview") {
+      // The preview's resources of this provider are checked by a process configured as planned.
+      await this.closePlugin(urn);
+      this.plannedProviders.set(urn, checked);
+      return { id: old?.id ?? UNKNOWN, wire: checked };
+    }
+    this.plannedProviders.delete(urn);
+    const id = old?.id ?? randomUUID();
+    this.state.set(urn, { urn, type, name, id, inputs, outputs: inputs, secretOutputs: secretInputs, secretInputs });
+    await this.closePlugin(urn);
+    return { id, wire: checked };
   }
 
   private async register(
-    host: ProviderHost,
     mode: Mode,
     steps: Step[],
     reg: {
@@ -472,79 +674,108 @@ export class Engine {
       replaceOnChanges: string[];
       ignoreChanges: string[];
       dependencies: string[];
+      /** The `import` option: the object to take into state instead of creating one. */
+      importId?: string;
       /** Set afresh by each registration, every key present: a removed option is off again. */
-      options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith">;
+      options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith" | "provider">;
     },
   ): Promise<{ id: string; wire: Props }> {
     const { urn, type, name } = reg;
     const preview = mode === "preview";
-    const secretInputs = Object.keys(reg.raw).filter((k) => containsSecret(reg.raw[k]));
-    const secretOutputs = [...new Set([...secretInputs, ...reg.additionalSecretOutputs])];
+    const plugin = doorOf(type) === "plugin";
+    const host = await (plugin ? this.plugin(reg.options.provider) : this.provider());
+    const givenSecrets = secretKeysOf(reg.raw);
     const news = stripSecrets(reg.raw) as Props;
     const old = this.state.get(urn);
     for (const key of reg.ignoreChanges) if (old && key in old.inputs) news[key] = old.inputs[key];
+    // The plugin takes secrets marked; the dynamic host takes them plain.
+    const send = (props: Props, secrets: string[] | undefined) => (plugin ? wrapSecrets(props, secrets ?? []) : props);
 
-    const checked = await host.check(urn, old?.inputs ?? {}, news);
+    const checked = await host.check(urn, old ? send(old.inputs, old.secretInputs) : {}, send(news, givenSecrets));
     if (checked.failures.length) {
       const lines = checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
       throw new Error(`${urn}: invalid inputs:\n${lines}`);
     }
-    const inputs = checked.inputs;
-    const answer = (id: string, outputs: Props) => ({ id, wire: wrapSecrets(outputs, secretOutputs) });
+    const inputs = stripSecrets(checked.inputs) as Props;
+    const secretInputs = plugin ? secretKeysOf(checked.inputs) : givenSecrets;
+    /** The secret outputs: by the engine's rule for the dynamic host, as the plugin marked them for the plugin. */
+    const secretsOf = (outputs: Props) => [...new Set([...(plugin ? secretKeysOf(outputs) : givenSecrets), ...reg.additionalSecretOutputs])];
+    const planned = [...new Set([...givenSecrets, ...reg.additionalSecretOutputs])];
+    const answer = (id: string, outputs: Props, secretOutputs: string[]) => ({ id, wire: wrapSecrets(outputs, secretOutputs) });
+    const remember = (id: string, outputs: Props, secretOutputs: string[]) =>
+      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, secretInputs, dependencies: reg.dependencies, ...reg.options });
 
-    const create = async (): Promise<{ id: string; outputs: Props }> => {
+    const create = async (): Promise<{ id: string; outputs: Props; secretOutputs: string[] }> => {
       try {
-        const created = await host.create(urn, inputs);
-        return { id: created.id, outputs: created.properties };
+        const created = await host.create(urn, send(inputs, secretInputs));
+        return { id: created.id, outputs: stripSecrets(created.properties), secretOutputs: secretsOf(created.properties) };
       } catch (e) {
         if (e instanceof InitError) {
-          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: e.properties, secretOutputs, initErrors: e.reasons, dependencies: reg.dependencies, ...reg.options });
+          this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: stripSecrets(e.properties), secretOutputs: secretsOf(e.properties), secretInputs, initErrors: e.reasons, dependencies: reg.dependencies, ...reg.options });
         }
         throw new Error(`${urn}: create failed: ${(e as Error).message}`);
       }
     };
 
-    if (!old) {
-      steps.push({ op: "create", urn, type, name, inputs: withoutProvider(inputs) });
-      if (preview) return answer("", inputs);
-      const { id, outputs } = await create();
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
-      return answer(id, outputs);
+    if (!old && reg.importId) {
+      // As the engine imports: the object read by its ID, the program's inputs checked against it; any difference fails the import.
+      steps.push({ op: "import", urn, type, name, inputs: withoutProvider(inputs) });
+      const read = await host.read(urn, reg.importId, {}, {});
+      if (!read.id) throw new Error(`${urn}: import failed: no object with ID "${reg.importId}" exists`);
+      const diff = await host.diff(urn, read.id, read.properties, send(inputs, secretInputs), read.inputs ?? {});
+      if (diff.changes !== "none") {
+        throw new Error(`${urn}: import failed: the declared inputs do not match the object (${diff.diffs.join(", ") || "changes"}): declare what the service holds, then change it in a later run`);
+      }
+      if (preview) return answer(read.id, stripSecrets(read.properties), secretsOf(read.properties));
+      const outputs = stripSecrets(read.properties);
+      remember(read.id, outputs, secretsOf(read.properties));
+      return answer(read.id, outputs, secretsOf(read.properties));
     }
 
-    const diff = await host.diff(urn, old.id, old.outputs, inputs, old.inputs);
-    const diffs = Object.keys(withoutProvider({ ...old.inputs, ...inputs })).filter(
-      (k) => JSON.stringify(old.outputs[k]) !== JSON.stringify(inputs[k]) || containsUnknown(inputs[k]),
-    );
+    if (!old) {
+      steps.push({ op: "create", urn, type, name, inputs: withoutProvider(inputs) });
+      if (preview) return answer("", inputs, planned);
+      const { id, outputs, secretOutputs } = await create();
+      remember(id, outputs, secretOutputs);
+      return answer(id, outputs, secretOutputs);
+    }
+
+    const diff = await host.diff(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs), reg.ignoreChanges);
+    const diffs = diff.detailedDiff
+      ? diff.diffs
+      : Object.keys(withoutProvider({ ...old.inputs, ...inputs })).filter(
+          (k) => JSON.stringify(old.outputs[k]) !== JSON.stringify(inputs[k]) || containsUnknown(inputs[k]),
+        );
     const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
+    const detail = diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {};
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
-      this.state.set(urn, { ...old, secretOutputs, dependencies: reg.dependencies, ...reg.options });
-      return answer(old.id, old.outputs);
+      this.state.set(urn, { ...old, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
+      return answer(old.id, old.outputs, this.state.get(urn)!.secretOutputs);
     }
     if (replaces.length) {
       // As the engine: a protected resource is not replaced (its old half would be deleted).
       if (old.protect) throw new Error(`${urn}: cannot replace a protected resource (changes to ${replaces.join(", ")} replace it): set protect: false and run up first`);
-      steps.push({ op: "replace", urn, type, name, diffs, replaces, inputs: withoutProvider(inputs) });
-      if (preview) return answer("", inputs);
+      steps.push({ op: "replace", urn, type, name, diffs, replaces, ...detail, inputs: withoutProvider(inputs) });
+      if (preview) return answer("", inputs, planned);
       const deleteOld = async () => {
         if (old.retainOnDelete) return;
-        await host.delete(urn, old.id, old.outputs, old.inputs);
+        await host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs));
       };
       if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
         await deleteOld();
         this.state.delete(urn);
-        const { id, outputs } = await create();
-        this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
-        return answer(id, outputs);
+        const { id, outputs, secretOutputs } = await create();
+        remember(id, outputs, secretOutputs);
+        return answer(id, outputs, secretOutputs);
       }
-      const { id, outputs } = await create().catch((e: unknown) => {
+      const { id, outputs, secretOutputs } = await create().catch((e: unknown) => {
         // As the engine: a replacement made but failed (kept in state) marks the old object for
         // deletion; it stays in the state until the next up or destroy deletes it.
         if (this.state.get(urn) !== old) this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
         throw e;
       });
-      this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, dependencies: reg.dependencies, ...reg.options });
+      remember(id, outputs, secretOutputs);
       try {
         await deleteOld();
       } catch (e) {
@@ -552,65 +783,120 @@ export class Engine {
         this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
         throw new Error(`${urn}: the replaced object ${old.id} could not be deleted (it stays in the state, to be deleted by the next up): ${(e as Error).message}`);
       }
-      return answer(id, outputs);
+      return answer(id, outputs, secretOutputs);
     }
-    steps.push({ op: "update", urn, type, name, diffs, inputs: withoutProvider(inputs) });
-    if (preview) return answer(old.id, { ...old.outputs, ...inputs });
-    const updated = await host.update(urn, old.id, old.outputs, inputs, old.inputs).catch((e: Error) => {
+    steps.push({ op: "update", urn, type, name, diffs, ...detail, inputs: withoutProvider(inputs) });
+    if (preview) return answer(old.id, { ...old.outputs, ...inputs }, [...new Set([...old.secretOutputs, ...planned])]);
+    const updated = await host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs)).catch((e: Error) => {
       throw new Error(`${urn}: update failed: ${e.message}`);
     });
-    this.state.set(urn, { urn, type, name, id: old.id, inputs, outputs: updated.properties, secretOutputs, dependencies: reg.dependencies, ...reg.options });
-    return answer(old.id, updated.properties);
+    const outputs = stripSecrets(updated.properties);
+    const secretOutputs = plugin ? secretsOf(updated.properties) : [...new Set([...givenSecrets, ...reg.additionalSecretOutputs])];
+    remember(old.id, outputs, secretOutputs);
+    return answer(old.id, outputs, secretOutputs);
+  }
+
+  /**
+   * What `pulumi import` does for each object (a line of its `--file`): the provider reads it by its
+   * ID alone and answers its inputs, which the engine checks and diffs against what it read (any
+   * difference fails the import) before it takes the object into state. The inputs are the program
+   * the CLI writes. Only the plugin can answer this: a dynamic resource has no provider before it is
+   * in state (pulumi/pulumi#16175).
+   */
+  async import(objects: ImportSpec[]): Promise<ImportResult> {
+    const steps: Step[] = [];
+    const errors: string[] = [];
+    const resources: ImportResult["resources"] = [];
+    const mark = this.diagnosticsMark();
+    for (const object of objects) {
+      const urn = `urn:pulumi:${this.options.stack}::${this.options.project}::${object.type}::${object.name}`;
+      try {
+        if (doorOf(object.type) !== "plugin") throw new Error(`${object.type} cannot be imported: only the ${PLUGIN} plugin's resources answer a read by ID alone`);
+        if (this.state.has(urn)) throw new Error("a resource of this name is in the state already");
+        const host = await this.plugin(object.provider);
+        const read = await this.limiter.run(() => host.read(urn, object.id, {}, {}));
+        if (!read.id) throw new Error(`no object with ID "${object.id}" exists`);
+        const readInputs = read.inputs ?? {};
+        const checked = await host.check(urn, {}, readInputs);
+        // The CLI imports what fails its check too, warning that the program needs what is missing.
+        for (const f of checked.failures) steps.push({ op: "import", urn, type: object.type, name: object.name, diffs: [`${f.property}: ${f.reason}`] });
+        const diff = await host.diff(urn, read.id, read.properties, checked.inputs, readInputs);
+        if (diff.changes !== "none") throw new Error(`the inputs read do not match the object read (${diff.diffs.join(", ")})`);
+        const inputs = stripSecrets(checked.inputs) as Props;
+        const outputs = stripSecrets(read.properties) as Props;
+        this.state.set(urn, {
+          urn,
+          type: object.type,
+          name: object.name,
+          id: read.id,
+          inputs,
+          outputs,
+          secretOutputs: secretKeysOf(read.properties),
+          secretInputs: secretKeysOf(checked.inputs),
+          provider: object.provider,
+        });
+        steps.push({ op: "import", urn, type: object.type, name: object.name, inputs });
+        resources.push({ urn, type: object.type, name: object.name, id: read.id, inputs, outputs });
+      } catch (e) {
+        errors.push(`${urn}: import failed: ${(e as Error).message}`);
+      }
+    }
+    if (errors.length) throw new EngineError(errors, steps);
+    return { steps, outputs: {}, diagnostics: this.diagnosticsSince(mark), resources };
   }
 
   /** Reads every resource in state back from its service; objects that are gone leave the state. */
   async refresh(): Promise<RunResult> {
-    const host = await this.provider();
     const steps: Step[] = [];
     const errors: string[] = [];
-    const start = host.stderr.length;
+    const mark = this.diagnosticsMark();
     await Promise.all(
-      [...this.state.values()].map((r) =>
-        this.limiter.run(async () => {
-          const key = r.pendingDelete ? pendingDeleteKey(r.urn, r.id) : r.urn;
-          try {
-            const read = await host.read(r.urn, r.id, r.outputs, r.inputs);
-            if (!read.id) {
-              this.state.delete(key);
-              steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}) });
-              return;
+      [...this.state.values()]
+        .filter((r) => r.type !== PLUGIN_PROVIDER_TYPE)
+        .map((r) =>
+          this.limiter.run(async () => {
+            const key = r.pendingDelete ? pendingDeleteKey(r.urn, r.id) : r.urn;
+            try {
+              const host = await this.hostOf(r);
+              const plugin = doorOf(r.type) === "plugin";
+              const read = plugin
+                ? await host.read(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? []))
+                : await host.read(r.urn, r.id, r.outputs, r.inputs);
+              if (!read.id) {
+                this.state.delete(key);
+                steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}) });
+                return;
+              }
+              const outputs = stripSecrets(read.properties) as Props;
+              const diffs = Object.keys(withoutProvider({ ...r.outputs, ...outputs })).filter((k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(outputs[k]));
+              const secrets = plugin ? { secretOutputs: [...new Set([...r.secretOutputs, ...secretKeysOf(read.properties)])], secretInputs: read.inputs ? secretKeysOf(read.inputs) : r.secretInputs } : {};
+              this.state.set(key, { ...r, id: read.id, outputs, inputs: read.inputs ? stripSecrets(read.inputs) : r.inputs, ...secrets });
+              steps.push({ op: diffs.length ? "refresh" : "same", urn: r.urn, type: r.type, name: r.name, diffs });
+            } catch (e) {
+              errors.push(`${r.urn}: refresh failed: ${(e as Error).message}`);
             }
-            const diffs = Object.keys(withoutProvider({ ...r.outputs, ...read.properties })).filter(
-              (k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(read.properties[k]),
-            );
-            this.state.set(key, { ...r, id: read.id, outputs: read.properties, inputs: read.inputs ?? r.inputs });
-            steps.push({ op: diffs.length ? "refresh" : "same", urn: r.urn, type: r.type, name: r.name, diffs });
-          } catch (e) {
-            errors.push(`${r.urn}: refresh failed: ${(e as Error).message}`);
-          }
-        }),
-      ),
+          }),
+        ),
     );
     if (errors.length) throw new EngineError(errors, steps);
-    return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
+    return { steps, outputs: {}, diagnostics: this.diagnosticsSince(mark) };
   }
 
   /** Deletes every resource in state, dependents before what they depend on, in parallel otherwise. */
   async destroy(): Promise<RunResult> {
-    const host = await this.provider();
     const steps: Step[] = [];
-    const start = host.stderr.length;
+    const mark = this.diagnosticsMark();
     for (const r of this.state.values()) if (r.external) this.state.delete(r.urn);
-    const errors = await this.deleteAll(host, [...this.state.values()], steps);
+    const errors = await this.deleteAll([...this.state.values()], steps);
     if (errors.length) throw new EngineError(errors, steps);
-    return { steps, outputs: {}, diagnostics: host.stderr.slice(start) };
+    return { steps, outputs: {}, diagnostics: this.diagnosticsSince(mark) };
   }
 
   /**
    * Deletes `doomed` as the engine does: a resource waits for every doomed resource that depends on
-   * it; the rest run in parallel.
+   * it (an explicit provider, for every resource it serves); the rest run in parallel.
    */
-  private async deleteAll(host: ProviderHost, doomed: StateResource[], steps: Step[]): Promise<string[]> {
+  private async deleteAll(doomed: StateResource[], steps: Step[]): Promise<string[]> {
     const errors: string[] = [];
     // As the engine: nothing is deleted when a protected resource would have to be.
     const guarded = doomed.filter((r) => r.protect);
@@ -620,7 +906,7 @@ export class Engine {
     const going = new Set(doomed.filter((r) => !r.pendingDelete).map((r) => r.urn));
     // Who depends on whom, indexed once (a scan of every resource for each would be quadratic).
     const dependents = new Map<string, StateResource[]>();
-    for (const d of doomed) for (const dep of d.dependencies ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), d]);
+    for (const d of doomed) for (const dep of [...(d.dependencies ?? []), ...(d.provider ? [d.provider] : [])]) dependents.set(dep, [...(dependents.get(dep) ?? []), d]);
     const done = new Map<string, Promise<boolean>>();
     const remove = (r: StateResource): Promise<boolean> => {
       const key = keyOf(r);
@@ -631,7 +917,14 @@ export class Engine {
           if (waits.includes(false)) return false;
           const stateOnly = r.retainOnDelete ? "retainOnDelete" : r.deletedWith && going.has(r.deletedWith) ? "deletedWith" : undefined;
           try {
-            if (!stateOnly) await this.limiter.run(() => host.delete(r.urn, r.id, r.outputs, r.inputs));
+            if (r.type === PLUGIN_PROVIDER_TYPE) await this.closePlugin(r.urn);
+            else if (!stateOnly) {
+              const host = await this.hostOf(r);
+              const plugin = doorOf(r.type) === "plugin";
+              await this.limiter.run(() =>
+                plugin ? host.delete(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.delete(r.urn, r.id, r.outputs, r.inputs),
+              );
+            }
             this.state.delete(key);
             steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}), ...(stateOnly ? { stateOnly } : {}) });
             return true;
@@ -649,8 +942,13 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    await this.host?.close();
+    const plugins = [...this.plugins.values(), ...(this.configChecker ? [this.configChecker] : [])];
+    const hosts = [this.host, ...(await Promise.all(plugins.map((p) => p.catch(() => undefined))))];
     this.host = undefined;
+    this.plugins.clear();
+    this.configChecker = undefined;
+    this.plannedProviders.clear();
+    await Promise.all(hosts.map((h) => h?.close()));
   }
 }
 

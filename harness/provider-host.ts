@@ -1,40 +1,39 @@
 /**
- * Starts the dynamic provider host that ships in `@pulumi/pulumi` (the process the engine starts as
- * `pulumi-resource-pulumi-nodejs`) and talks to it over gRPC with the SDK's generated protos, as the
- * engine does.
+ * Starts a provider plugin as the engine does and talks to it over gRPC with the SDK's generated
+ * protos: the dynamic provider host that ships in `@pulumi/pulumi` (the process the engine starts as
+ * `pulumi-resource-pulumi-nodejs`), or the package's own plugin, `pulumi-resource-keepstack`, run
+ * from the installed package's executable. The plugin is given the address of a small engine
+ * service of ours, so what it logs reaches the run's diagnostics as the engine shows it.
  */
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import { sdkModules, SdkModules } from "../provider/plugin/sdk";
 
 const PACKAGE_NAME = "pulumi-keepstack";
-
-/** Modules of the `@pulumi/pulumi` installation the program uses, so the protos match the SDK. */
-function sdkModules(cwd: string) {
-  const sdkRoot = path.dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [cwd, __dirname] }));
-  const load = (id: string) => require(require.resolve(id, { paths: [sdkRoot] }));
-  return {
-    sdkRoot,
-    grpc: load("@grpc/grpc-js"),
-    structproto: load("google-protobuf/google/protobuf/struct_pb"),
-    provproto: require(path.join(sdkRoot, "proto/provider_pb")),
-    provrpc: require(path.join(sdkRoot, "proto/provider_grpc_pb")),
-    statusproto: require(path.join(sdkRoot, "proto/status_pb")),
-    hostScript: path.join(sdkRoot, "cmd/dynamic-provider/index.js"),
-  };
-}
+/** The plugin's executable, as the package's `bin` names it. */
+export const PLUGIN_EXECUTABLE = "pulumi-resource-keepstack";
 
 /**
  * The shim in state requires `pulumi-keepstack/host` from the project's node_modules, as under the
  * CLI. Checked on disk as Node would from the host's cwd (a test runner's resolver may answer otherwise).
  */
-function assertPackageInstalled(cwd: string): void {
+function installedPackage(cwd: string): string {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, "node_modules", PACKAGE_NAME, "package.json"))) return;
+    const root = path.join(dir, "node_modules", PACKAGE_NAME);
+    if (fs.existsSync(path.join(root, "package.json"))) return root;
     if (dir === path.dirname(dir)) break;
   }
   throw new Error(`${PACKAGE_NAME} is not installed in ${cwd} or above: the provider host could not load it`);
+}
+
+/** The plugin's executable of the package installed for `cwd`, as its `bin` declares it. */
+export function pluginExecutable(cwd: string): string {
+  const root = installedPackage(cwd);
+  const bin = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).bin?.[PLUGIN_EXECUTABLE];
+  if (typeof bin !== "string") throw new Error(`the ${PACKAGE_NAME} installed at ${root} has no ${PLUGIN_EXECUTABLE} executable`);
+  return path.join(root, bin);
 }
 
 /**
@@ -69,10 +68,17 @@ export interface CheckResult {
   failures: { property: string; reason: string }[];
 }
 
+/** The kinds of a property's change, as the engine's detailed diff names them. */
+export type PropertyChange = "add" | "add-replace" | "delete" | "delete-replace" | "update" | "update-replace";
+
 export interface DiffResult {
   changes: "none" | "some" | "unknown";
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** The properties the provider names as changed (empty when it names none). */
+  diffs: string[];
+  /** Each changed property with its kind, when the provider answers a detailed diff. */
+  detailedDiff?: Record<string, PropertyChange>;
 }
 
 /** A create that failed after the object was made: the engine keeps it in state. */
@@ -96,29 +102,83 @@ export interface HostOptions {
 
 type Callback<T> = (err: Error | null, value?: T) => void;
 
+/**
+ * The engine's own service, as much of it as a plugin uses: its log. What a plugin logs is kept as
+ * the lines the engine would show (`warning: ...` for a warning).
+ */
+async function startEngineService(sdk: SdkModules, lines: string[]): Promise<{ address: string; close(): void }> {
+  const server = new sdk.grpc.Server();
+  const empty = () => new sdk.empty.Empty();
+  const severity = sdk.engine.LogSeverity;
+  server.addService(sdk.engineRpc.EngineService, {
+    log: (call: any, callback: Callback<unknown>) => {
+      const req = call.request;
+      const level = req.getSeverity();
+      const prefix = level === severity.WARNING ? "warning: " : level === severity.ERROR ? "error: " : "";
+      if (level !== severity.DEBUG) lines.push(`${prefix}${req.getMessage()}`);
+      callback(null, empty());
+    },
+    getRootResource: (_call: any, callback: Callback<unknown>) => callback(null, new sdk.engine.GetRootResourceResponse()),
+    setRootResource: (_call: any, callback: Callback<unknown>) => callback(null, new sdk.engine.SetRootResourceResponse()),
+    startDebugging: (_call: any, callback: Callback<unknown>) => callback(null, empty()),
+    requirePulumiVersion: (_call: any, callback: Callback<unknown>) => callback(null, empty()),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", sdk.grpc.ServerCredentials.createInsecure(), (e: Error | null, p: number) => (e ? reject(e) : resolve(p))),
+  );
+  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+}
+
 export class ProviderHost {
   private constructor(
     private readonly child: ChildProcess,
     private readonly client: any,
-    private readonly sdk: ReturnType<typeof sdkModules>,
-    /** What the host printed on stderr (warnings of operations). */
+    private readonly sdk: SdkModules,
+    /** What the host printed on stderr and logged to the engine (warnings of operations). */
     readonly stderr: string[],
+    private readonly engineService?: { close(): void },
   ) {}
 
+  /** The dynamic provider host of `@pulumi/pulumi`, which loads the package from the project's node_modules. */
   static async start(options: HostOptions): Promise<ProviderHost> {
     const sdk = sdkModules(options.cwd);
-    assertPackageInstalled(options.cwd);
-    const env = { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project };
+    installedPackage(options.cwd);
+    const hostScript = path.join(sdk.sdkRoot, "cmd/dynamic-provider/index.js");
     // KEEPSTACK_HOST_NODE_ARGS: flags for the host's node, such as `--cpu-prof` to profile it.
     const nodeArgs = process.env.KEEPSTACK_HOST_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    const child = spawn(process.execPath, [...nodeArgs, "-e", LIFELINE, sdk.hostScript, "127.0.0.1:0"], {
-      cwd: options.cwd,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    return ProviderHost.launch(sdk, options, process.execPath, [...nodeArgs, "-e", LIFELINE, hostScript, "127.0.0.1:0"], { PULUMI_NODEJS_PROJECT: options.project });
+  }
+
+  /**
+   * The package's plugin, as the engine starts it: the installed package's executable with the
+   * engine's address (or `command`, such as the Node.js language host's `run-plugin` of the plugin folder).
+   */
+  static async startPlugin(options: HostOptions & { command?: { file: string; args: string[] } }): Promise<ProviderHost> {
+    const sdk = sdkModules(options.cwd);
+    const stderr: string[] = [];
+    const engine = await startEngineService(sdk, stderr);
+    const command = options.command ?? { file: pluginExecutable(options.cwd), args: [] };
+    try {
+      return await ProviderHost.launch(sdk, options, command.file, [...command.args, engine.address], {}, engine, stderr);
+    } catch (e) {
+      engine.close();
+      throw e;
+    }
+  }
+
+  private static async launch(
+    sdk: SdkModules,
+    options: HostOptions,
+    file: string,
+    args: string[],
+    extraEnv: Record<string, string>,
+    engineService?: { close(): void },
+    stderr: string[] = [],
+  ): Promise<ProviderHost> {
+    const env = { ...process.env, ...options.env, ...extraEnv };
+    const child = spawn(file, args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     // The host may end first (close()): a write-side error of the lifeline is no failure.
     child.stdin!.on("error", () => undefined);
-    const stderr: string[] = [];
     readline.createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line));
     const port = await new Promise<string>((resolve, reject) => {
       const lines = readline.createInterface({ input: child.stdout! });
@@ -126,19 +186,19 @@ export class ProviderHost {
       child.once("exit", (code) => reject(new Error(`provider host exited with ${code}: ${stderr.join("\n")}`)));
       child.once("error", reject);
     });
-    const client = new sdk.provrpc.ResourceProviderClient(`127.0.0.1:${port}`, sdk.grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, sdk, stderr);
+    const client = new sdk.providerRpc.ResourceProviderClient(`127.0.0.1:${port}`, sdk.grpc.credentials.createInsecure());
+    return new ProviderHost(child, client, sdk, stderr, engineService);
+  }
+
+  /** The host's process ID. */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   /**
    * CPU time (user + system, all threads) the host process has used so far, in milliseconds, from
    * the kernel's accounting of that process (`/proc/<pid>/stat`, Linux; resolution one clock tick).
    */
-  /** The host's process ID. */
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   cpuTimeMs(): number {
     const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
     // The command name (field 2) may contain spaces; the fields after it start past its ")".
@@ -148,7 +208,7 @@ export class ProviderHost {
   }
 
   private struct(value: Record<string, unknown>) {
-    return this.sdk.structproto.Struct.fromJavaScript(value);
+    return this.sdk.struct.Struct.fromJavaScript(value);
   }
 
   private rpc<T>(method: string, request: unknown): Promise<T> {
@@ -165,10 +225,10 @@ export class ProviderHost {
     const message = err.details ?? err.message;
     const raw = err.metadata?.get?.("grpc-status-details-bin")?.[0];
     if (raw) {
-      const status = this.sdk.statusproto.Status.deserializeBinary(new Uint8Array(raw));
+      const status = this.sdk.status.Status.deserializeBinary(new Uint8Array(raw));
       for (const any of status.getDetailsList()) {
         if (any.getTypeName() === "pulumirpc.ErrorResourceInitFailed") {
-          const detail = this.sdk.provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+          const detail = this.sdk.provider.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
           return new InitError(message, detail.getId(), detail.getProperties()?.toJavaScript() ?? {}, detail.getReasonsList());
         }
       }
@@ -176,16 +236,49 @@ export class ProviderHost {
     return new Error(message);
   }
 
-  async configure(config: Record<string, string>): Promise<void> {
-    const req = new this.sdk.provproto.ConfigureRequest();
-    req.setArgs(this.struct(config));
+  /** Configures the provider: `args` as the engine sends a provider's inputs (the plugin takes secrets marked). */
+  async configure(args: Record<string, unknown>, variables: Record<string, string> = {}): Promise<void> {
+    const req = new this.sdk.provider.ConfigureRequest();
+    req.setArgs(this.struct(args));
+    for (const [key, value] of Object.entries(variables)) req.getVariablesMap().set(key, value);
     req.setAcceptsecrets(true);
     req.setAcceptresources(true);
     await this.rpc("configure", req);
   }
 
+  async checkConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
+    const req = new this.sdk.provider.CheckRequest();
+    req.setUrn(urn);
+    req.setOlds(this.struct(olds));
+    req.setNews(this.struct(news));
+    const resp = await this.rpc<any>("checkConfig", req);
+    return {
+      inputs: resp.getInputs()?.toJavaScript() ?? {},
+      failures: resp.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  async diffConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<DiffResult> {
+    const req = new this.sdk.provider.DiffRequest();
+    req.setUrn(urn);
+    req.setOlds(this.struct(olds));
+    req.setOldInputs(this.struct(olds));
+    req.setNews(this.struct(news));
+    return this.diffOf(await this.rpc<any>("diffConfig", req));
+  }
+
+  async getSchema(): Promise<string> {
+    const req = new this.sdk.provider.GetSchemaRequest();
+    req.setVersion(0);
+    return (await this.rpc<any>("getSchema", req)).getSchema();
+  }
+
+  async getPluginInfo(): Promise<string> {
+    return (await this.rpc<any>("getPluginInfo", new this.sdk.empty.Empty())).getVersion();
+  }
+
   async check(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
-    const req = new this.sdk.provproto.CheckRequest();
+    const req = new this.sdk.provider.CheckRequest();
     req.setUrn(urn);
     req.setOlds(this.struct(olds));
     req.setNews(this.struct(news));
@@ -196,25 +289,34 @@ export class ProviderHost {
     };
   }
 
-  async diff(urn: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown>): Promise<DiffResult> {
-    const req = new this.sdk.provproto.DiffRequest();
+  private diffOf(resp: any): DiffResult {
+    const changes = resp.getChanges();
+    const kinds = this.sdk.provider.DiffResponse.DiffChanges;
+    const names: Record<number, PropertyChange> = { 0: "add", 1: "add-replace", 2: "delete", 3: "delete-replace", 4: "update", 5: "update-replace" };
+    const detailed: Record<string, PropertyChange> = {};
+    resp.getDetaileddiffMap().forEach((diff: any, key: string) => (detailed[key] = names[diff.getKind()]));
+    return {
+      changes: changes === kinds.DIFF_SOME ? "some" : changes === kinds.DIFF_NONE ? "none" : "unknown",
+      replaces: resp.getReplacesList(),
+      deleteBeforeReplace: resp.getDeletebeforereplace(),
+      diffs: resp.getDiffsList(),
+      ...(resp.getHasdetaileddiff() ? { detailedDiff: detailed } : {}),
+    };
+  }
+
+  async diff(urn: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown>, ignoreChanges: string[] = []): Promise<DiffResult> {
+    const req = new this.sdk.provider.DiffRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setOlds(this.struct(olds));
     req.setNews(this.struct(news));
     req.setOldInputs(this.struct(oldInputs));
-    const resp = await this.rpc<any>("diff", req);
-    const changes = resp.getChanges();
-    const kinds = this.sdk.provproto.DiffResponse.DiffChanges;
-    return {
-      changes: changes === kinds.DIFF_SOME ? "some" : changes === kinds.DIFF_NONE ? "none" : "unknown",
-      replaces: resp.getReplacesList(),
-      deleteBeforeReplace: resp.getDeletebeforereplace(),
-    };
+    req.setIgnorechangesList(ignoreChanges);
+    return this.diffOf(await this.rpc<any>("diff", req));
   }
 
   async create(urn: string, properties: Record<string, unknown>): Promise<{ id: string; properties: Record<string, unknown> }> {
-    const req = new this.sdk.provproto.CreateRequest();
+    const req = new this.sdk.provider.CreateRequest();
     req.setUrn(urn);
     req.setProperties(this.struct(properties));
     const resp = await this.rpc<any>("create", req);
@@ -222,7 +324,7 @@ export class ProviderHost {
   }
 
   async read(urn: string, id: string, properties: Record<string, unknown>, inputs: Record<string, unknown>) {
-    const req = new this.sdk.provproto.ReadRequest();
+    const req = new this.sdk.provider.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setProperties(this.struct(properties));
@@ -236,7 +338,7 @@ export class ProviderHost {
   }
 
   async update(urn: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown>) {
-    const req = new this.sdk.provproto.UpdateRequest();
+    const req = new this.sdk.provider.UpdateRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setOlds(this.struct(olds));
@@ -247,7 +349,7 @@ export class ProviderHost {
   }
 
   async delete(urn: string, id: string, properties: Record<string, unknown>, oldInputs: Record<string, unknown>): Promise<void> {
-    const req = new this.sdk.provproto.DeleteRequest();
+    const req = new this.sdk.provider.DeleteRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setProperties(this.struct(properties));
@@ -255,12 +357,28 @@ export class ProviderHost {
     await this.rpc("delete", req);
   }
 
+  /** A function of the provider: its result as the engine returns it (secrets marked), or its failures. */
+  async invoke(token: string, args: Record<string, unknown>): Promise<{ result: Record<string, unknown>; failures: { property: string; reason: string }[] }> {
+    const req = new this.sdk.provider.InvokeRequest();
+    req.setTok(token);
+    req.setArgs(this.struct(args));
+    const resp = await this.rpc<any>("invoke", req);
+    return {
+      result: resp.getReturn()?.toJavaScript() ?? {},
+      failures: resp.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  /** Ends the host as the engine does: an interrupt, then a kill if it has not ended within a few seconds. */
   async close(): Promise<void> {
     this.client.close();
-    if (this.child.exitCode === null) {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once("exit", resolve));
-      this.child.kill();
+      this.child.kill("SIGINT");
+      const kill = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
       await exited;
+      clearTimeout(kill);
     }
+    this.engineService?.close();
   }
 }

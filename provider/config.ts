@@ -37,6 +37,10 @@ export interface Setting {
   env?: string;
   default?: string;
   description: string;
+  /** What the value reads as (default: a string); the plugin's schema and `CheckConfig` type it so. */
+  type?: "boolean" | "integer" | "number";
+  /** A credential: kept secret, never shown. */
+  secret?: boolean;
   /**
    * Tuning shared by every named cluster of the service: a cluster without its own value takes the
    * default connection's. Connection settings (address, token, namespace, TLS) never fall back.
@@ -46,30 +50,30 @@ export interface Setting {
 
 const common = (prefix: string): Setting[] => [
   { key: "caCert", env: `${prefix}_CACERT`, description: "PEM text, or path to a PEM file, of CA certificates to trust" },
-  { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", description: "disable TLS certificate verification (only when asked)" },
-  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, description: "retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30)" },
-  { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", shared: true, description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
-  { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", shared: true, description: "timeout of one request attempt" },
+  { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", type: "boolean", description: "disable TLS certificate verification (only when asked)" },
+  { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, type: "integer", description: "retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30)" },
+  { key: "retryBaseDelayMs", env: `${prefix}_RETRY_BASE_MS`, default: "250", shared: true, type: "number", description: "first retry delay; doubles each retry, with jitter; Retry-After wins when longer" },
+  { key: "timeoutSeconds", env: `${prefix}_TIMEOUT`, default: "60", shared: true, type: "number", description: "timeout of one request attempt" },
 ];
 
 /** The configuration table of every service; the README renders the same facts. */
 export const SETTINGS: Record<ServiceModule, Setting[]> = {
   keep: [
     { key: "address", env: "KEEP_ADDR", default: "https://127.0.0.1:8200", description: "base URL of the secrets service" },
-    { key: "token", env: "KEEP_TOKEN", description: "token sent as X-Keep-Token (secret)" },
+    { key: "token", env: "KEEP_TOKEN", secret: true, description: "token sent as X-Keep-Token (secret)" },
     { key: "namespace", env: "KEEP_NAMESPACE", description: "namespace sent as X-Keep-Namespace" },
     ...common("KEEP"),
-    { key: "requestHeader", default: "false", shared: true, description: "send X-Keep-Request: true on every request" },
+    { key: "requestHeader", default: "false", shared: true, type: "boolean", description: "send X-Keep-Request: true on every request" },
   ],
   workspaces: [
     { key: "address", env: "WORKSPACES_ADDR", description: "base URL of the workspace service (required)" },
-    { key: "token", env: "WORKSPACES_TOKEN", description: "token sent as Authorization: Bearer (secret)" },
+    { key: "token", env: "WORKSPACES_TOKEN", secret: true, description: "token sent as Authorization: Bearer (secret)" },
     { key: "organization", env: "WORKSPACES_ORGANIZATION", description: "default organization" },
     ...common("WORKSPACES"),
   ],
   mesh: [
     { key: "address", env: "MESH_HTTP_ADDR", default: "http://127.0.0.1:8500", description: "base URL of the mesh service" },
-    { key: "token", env: "MESH_HTTP_TOKEN", description: "token sent as X-Mesh-Token (secret)" },
+    { key: "token", env: "MESH_HTTP_TOKEN", secret: true, description: "token sent as X-Mesh-Token (secret)" },
     { key: "namespace", env: "MESH_NAMESPACE", description: "default namespace" },
     { key: "partition", env: "MESH_PARTITION", description: "default admin partition" },
     ...common("MESH"),
@@ -145,7 +149,7 @@ export function resolveServiceConfig(
   }
   const address = raw.address.replace(/\/+$/, "");
   if (!/^https?:\/\/[^/]/.test(address)) {
-    throw new ConfigError(`${label.address} must be an http:// or https:// URL, such as https://${address.replace(/^[a-z]+:\/*/i, "")}; got "${address}"`, `${configPrefix(service, cluster)}:address`);
+    throw new ConfigError(`${label.address} must be an http:// or https:// URL, such as https://${address.replace(/^[a-z]+:\/*/i, "")}; got "${address}"`, label.address.split(" ")[0]);
   }
   return {
     service,
@@ -164,9 +168,35 @@ export function resolveServiceConfig(
   };
 }
 
+/** The provider plugin's package name: its settings are `keepstack:<service><Setting>`. */
+export const PLUGIN_PACKAGE = "keepstack";
+
+/** The plugin's name of a service's setting: `keepAddress` for the secrets service's `address`. */
+export function pluginSettingName(service: ServiceModule, key: string): string {
+  return `${service}${key[0].toUpperCase()}${key.slice(1)}`;
+}
+
+/**
+ * How messages name the settings: the stack config keys the dynamic resources read (`keep:token`),
+ * or the provider plugin's (`keepstack:keepToken`). A process serves one door: the plugin sets this
+ * once when it starts.
+ */
+let settingNames: "stack" | "plugin" = "stack";
+
+export function nameSettingsAs(names: "stack" | "plugin"): void {
+  settingNames = names;
+}
+
 /** The label of a setting for messages, e.g. `keep:token (or KEEP_TOKEN)`. */
 export function settingLabel(service: ServiceModule, key: string, cluster?: string): string {
   const s = SETTINGS[service].find((x) => x.key === key);
+  const env = s?.env ? envName(s.env, cluster) : undefined;
+  if (settingNames === "plugin") {
+    // The plugin has no keys for named clusters: an explicit provider is its way to a second one.
+    if (cluster) return env ? `${env} (the environment), or an explicit keepstack provider` : "an explicit keepstack provider";
+    const name = `${PLUGIN_PACKAGE}:${pluginSettingName(service, key)}`;
+    return env ? `${name} (or ${env})` : name;
+  }
   const name = `${configPrefix(service, cluster)}:${key}`;
-  return s?.env ? `${name} (or ${envName(s.env, cluster)})` : name;
+  return env ? `${name} (or ${env})` : name;
 }

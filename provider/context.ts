@@ -35,8 +35,19 @@ export function programContext(): OperationContext {
   return createContext((key) => runtime.getConfig(key));
 }
 
+/** Where a context's messages go: standard error by default; the plugin sends them to the engine's log. */
+export interface MessageSink {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+const STANDARD_ERROR: MessageSink = {
+  warn: (message) => console.error(`warning: ${message}`),
+  info: (message) => console.error(message),
+};
+
 /** Clients are kept per configuration so keep-alive connections are reused across operations. */
-export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): OperationContext {
+export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, messages: MessageSink = STANDARD_ERROR): OperationContext {
   const configs = new Map<string, ServiceConfig>();
   const clients = new Map<string, unknown>();
   const keyOf = (service: ServiceModule, cluster?: string) => (cluster ? `${service}-${cluster}` : service);
@@ -67,7 +78,7 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
     mesh: () => client("mesh", undefined, (c) => new (require("./mesh-client") as typeof import("./mesh-client")).MeshClient(c)),
     configValue: (key) => lookup(key),
     envValue: (name) => env[name],
-    warn: (message) => console.error(`warning: ${message}`),
-    info: (message) => console.error(message),
+    warn: (message) => messages.warn(message),
+    info: (message) => messages.info(message),
   };
 }

@@ -19,6 +19,8 @@ export type Props = Record<string, unknown>;
 
 export interface DiffResult {
   changes: boolean;
+  /** The inputs that changed (the plugin door shows each, with its kind). */
+  diffs: string[];
   replaces: string[];
   stables: string[];
   deleteBeforeReplace: boolean;
@@ -131,6 +133,8 @@ export function resolveReferences(inputs: Props, ctx: OperationContext): Props {
 
 export interface Machine {
   token: string;
+  /** The inputs a program declares (`adopt` or `triggers` included): what an import answers as inputs. */
+  inputKeys: readonly string[];
   check(olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }>;
   diff(id: string, olds: Props, news: Props): Promise<DiffResult>;
   create(inputs: Props): Promise<{ id: string; outs: Props }>;
@@ -185,6 +189,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
 
   return {
     token,
+    inputKeys: [...inputKeys, ADOPT_KEY],
 
     async check(olds, news) {
       const result = validateInputs(schema, withoutProvider(news));
@@ -232,6 +237,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       }
       return {
         changes: changed.length > 0,
+        diffs: changed,
         replaces,
         stables: inputKeys.filter((k) => !changed.includes(k)),
         deleteBeforeReplace,

@@ -69,6 +69,7 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
 
   return {
     token,
+    inputKeys,
 
     async check(olds, news) {
       const result = validateInputs(schema, withoutProvider(news));
@@ -84,6 +85,7 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
       const replaces = changed.filter((k) => k !== undoKey);
       return {
         changes: changed.length > 0,
+        diffs: changed,
         replaces,
         stables: inputKeys.filter((k) => !changed.includes(k)),
         deleteBeforeReplace: false,

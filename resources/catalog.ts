@@ -9,6 +9,7 @@
  * holds every entry to the token its spec declares.
  */
 import type * as pkg from "../index";
+import type { OperationContext } from "../provider/context";
 import type { OperationSpec, ResourceSpec } from "../provider/spec";
 
 type Join<Prefix extends string, Key extends string> = Prefix extends "" ? Key : `${Prefix}.${Key}`;
@@ -80,6 +81,68 @@ export const specLoaders = {
   "mesh.Partition": () => require("./mesh/partition").partitionSpec,
 } satisfies Record<ResourcePath, () => RegisteredSpec>;
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/**
+ * The export paths of the functions under a namespace that ask a service and answer a promise (the
+ * ones the plugin serves through `Invoke`): classes and local helpers (`splitBatch`, the snapshot's
+ * iterator) are not among them.
+ */
+export type FunctionPaths<NS, Prefix extends string = ""> = {
+  [K in keyof NS & string]: NS[K] extends abstract new (...args: never[]) => unknown
+    ? never
+    : NS[K] extends (...args: never[]) => Promise<unknown>
+      ? Join<Prefix, K>
+      : NS[K] extends (...args: never[]) => unknown
+        ? never
+        : NS[K] extends object
+          ? FunctionPaths<NS[K], Join<Prefix, K>>
+          : never;
+}[keyof NS & string];
+
+/** `keep.transform.encode`, `mesh.getCaRoots`, ...: every function the package exports that calls a service. */
+export type FunctionPath = FunctionPaths<typeof pkg>;
+
+/** A function as the plugin calls it: its arguments as given, and the plugin's context. */
+export type CatalogFunction = (args: unknown, ctx: OperationContext) => Promise<unknown>;
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const transformFunction = (name: string) => () => require("./keep/transform/functions")[name];
+export const functionLoaders = {
+  "keep.transform.encode": transformFunction("encode"),
+  "keep.transform.decode": transformFunction("decode"),
+  "keep.transform.validate": transformFunction("validate"),
+  "keep.transform.isTokenized": transformFunction("isTokenized"),
+  "keep.transform.getMetadata": transformFunction("getMetadata"),
+  "keep.transform.snapshot": transformFunction("snapshot"),
+  "keep.cloud.getCredentials": () => require("./keep/cloud/functions").getCredentials,
+  "keep.cloud.getStsCredentials": () => require("./keep/cloud/functions").getStsCredentials,
+  "keep.replication.getStatus": () => require("./keep/replication/functions").getStatus,
+  "keep.replication.getDynamicFilter": () => require("./keep/replication/functions").getDynamicFilter,
+  "keep.getRekeyStatus": () => require("./keep/rekey/functions").getRekeyStatus,
+  "keep.getRekeyBackup": () => require("./keep/rekey/functions").getRekeyBackup,
+  "workspaces.listWorkspaces": () => require("./workspaces/functions").listWorkspaces,
+  "workspaces.listConfigurationVersions": () => require("./workspaces/functions").listConfigurationVersions,
+  "workspaces.getConfigurationVersion": () => require("./workspaces/functions").getConfigurationVersion,
+  "workspaces.getIngressAttributes": () => require("./workspaces/functions").getIngressAttributes,
+  "workspaces.downloadConfigurationVersion": () => require("./workspaces/functions").downloadConfigurationVersion,
+  "mesh.authorize": () => require("./mesh/connect").authorize,
+  "mesh.getCaRoots": () => require("./mesh/connect").getCaRoots,
+  "mesh.getLeafCertificate": () => require("./mesh/connect").getLeafCertificate,
+} satisfies Record<FunctionPath, () => CatalogFunction>;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The function token of an export path, without the package: `keep.transform.encode` → `keep:transformEncode`. */
+export function functionTokenOfPath(path: string): string {
+  const [module, first, ...rest] = path.split(".");
+  return `${module}:${first}${rest.map((n) => n[0].toUpperCase() + n.slice(1)).join("")}`;
+}
+
+const functionByToken = new Map<string, () => CatalogFunction>(Object.entries(functionLoaders).map(([path, load]) => [functionTokenOfPath(path), load]));
+
+/** The function of a token without the package (`keep:transformEncode`), loading its module; undefined for one the package does not have. */
+export function functionOfToken(token: string): CatalogFunction | undefined {
+  return functionByToken.get(token)?.();
+}
 
 /** The type token of the class at an export path: `keep.sync.Config` → `keep:SyncConfig`. */
 export function tokenOfPath(path: string): string {

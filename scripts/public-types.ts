@@ -1,15 +1,23 @@
 /**
- * Writes the package's public declarations (`dist/index.d.ts`) from the sources, after `tsc`: every
- * resource class with a named `<Name>Args` interface and its outputs as properties, each carrying the
- * JSDoc written on its schema; every function, error class and exported type with its types spelled
- * out. The result names only `@pulumi/pulumi` and the standard library: a program compiles against
- * it with any tsconfig, and no schema library's declarations are checked there.
+ * Writes the package's public shape from the sources, after `tsc`, in one walk over its exports:
+ * - the public declarations (`dist/index.d.ts`): every resource class with a named `<Name>Args`
+ *   interface and its outputs as properties, each carrying the JSDoc written on its schema; every
+ *   function, error class and exported type with its types spelled out. They name only
+ *   `@pulumi/pulumi` and the standard library: a program compiles against them with any tsconfig,
+ *   and no schema library's declarations are checked there;
+ * - the provider plugin's package schema (`schema.json`, package-schema.ts): the same resources and
+ *   functions under their plugin tokens, with the same docs.
  *
- * Run by `npm run build`; `tests/types/public-declarations.test.ts` checks what it writes.
+ * Run by `npm run build`; `tests/types/` checks the declarations, `tests/plugin/schema.test.ts` the schema.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { PLUGIN_PACKAGE } from "../provider/config";
+import { isOperationSpec } from "../provider/spec";
+import type { AnySpec } from "../provider/spec";
+import { functionTokenOfPath, tokenOfPath } from "../resources/catalog";
+import { PackageSchema, providerConfig, SchemaWriter, TypeSpec } from "./package-schema";
 
 const root = path.join(__dirname, "..");
 
@@ -23,7 +31,8 @@ function createChecker(): { program: ts.Program; checker: ts.TypeChecker } {
   return { program, checker: program.getTypeChecker() };
 }
 
-export function generatePublicDeclarations(): string {
+/** The public shape: the declarations' text and the plugin's schema. */
+export function generatePublicShape(): { declarations: string; schema: PackageSchema } {
   const { program, checker } = createChecker();
   const entry = program.getSourceFile(path.join(root, "index.ts"))!;
   const entrySymbol = checker.getSymbolAtLocation(entry)!;
@@ -242,9 +251,152 @@ export function generatePublicDeclarations(): string {
   /** `declare` belongs on top-level declarations only: inside a declared namespace all is ambient. */
   const declare = (indent: string) => (indent === "" ? "declare " : "");
 
+  // The plugin's schema, written beside the declarations of each resource and function.
+  const writer = new SchemaWriter(checker, {
+    docOf: (p, shape) => docOf(p) || docOf(shape?.getProperty(p.name)),
+    outputOf,
+    // The last part of the public name: the module is in the token already.
+    publicName: (t) => publicNames.get((t.aliasSymbol ?? t.getSymbol())!)?.split(".").pop(),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const specs = require("../resources/registry").specsByClass as Record<string, AnySpec>;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { functionLoaders } = require("../resources/catalog") as { functionLoaders: Record<string, unknown> };
+  const capital = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+  /** The keys of a zod object whose schema is a whole number (the types say `number` only). */
+  const wholeNumbers = (schema: { shape: Record<string, unknown> }): Set<string> => {
+    const unwrap = (z: any): any => (z?.def?.innerType ? unwrap(z.def.innerType) : z?.def?.in && z?.def?.type === "pipe" ? unwrap(z.def.in) : z);
+    return new Set(Object.entries(schema.shape).filter(([, z]) => unwrap(z)?.isInt === true).map(([k]) => k));
+  };
+
+  function schemaOfResource(exportPath: string, target: ts.Symbol, source: ts.Type): void {
+    const spec = specs[exportPath];
+    if (!spec) throw new Unprintable(`the spec of ${exportPath} (not in the catalog)`);
+    const type = tokenOfPath(exportPath);
+    const [module, typeName] = type.split(":");
+    const internals = (schema: ts.Type, side: "input" | "output") => propType(propType(schema, "_zod")!, side)!;
+    const inputs = propType(source, "inputs")!;
+    const computed = propType(source, "computed")!;
+    const extra = propType(source, "extra")!;
+    const whole = new Set([...wholeNumbers(spec.inputs), ...wholeNumbers(spec.computed)]);
+    const secretInputs = new Set<string>(spec.secretInputs ?? []);
+    const secretOutputs = new Set<string>([...secretInputs, ...(spec.secretOutputs ?? [])]);
+    const writeOnly = new Set<string>(isOperationSpec(spec) ? [] : (spec.writeOnly ?? []));
+    // An operation runs again on any change but of its undo setting; an object replaces on the inputs its spec names.
+    const replacing = (key: string) => (isOperationSpec(spec) ? key !== spec.undo?.input : (spec.replaceOnChanges ?? []).includes(key as never));
+    const property = (prop: ts.Symbol, shape: ts.Type, secrets: Set<string>, replaces: boolean): TypeSpec => {
+      const { spec: t, secret } = writer.typeOf(checker.getTypeOfSymbol(prop), module, `${typeName}${capital(prop.name)}`, whole.has(prop.name));
+      const description = docOf(prop) || docOf(shape.getProperty(prop.name));
+      return { ...t, ...(description ? { description } : {}), ...(secret || secrets.has(prop.name) ? { secret: true } : {}), ...(replaces && replacing(prop.name) ? { willReplaceOnChanges: true } : {}) };
+    };
+    const extras = checker.getPropertiesOfType(extra).map((prop): [string, TypeSpec] => [
+      prop.name,
+      { ...(prop.name === "triggers" ? { type: "array", items: { $ref: "pulumi.json#/Any" } } : { type: "boolean" }), description: docOf(prop) },
+    ]);
+    const inputProperties: Record<string, TypeSpec> = {};
+    const requiredInputs: string[] = [];
+    for (const prop of checker.getPropertiesOfType(internals(inputs, "input"))) {
+      inputProperties[prop.name] = property(prop, propType(inputs, "shape")!, secretInputs, true);
+      if (!writer.mayBeAbsent(prop)) requiredInputs.push(prop.name);
+    }
+    for (const [key, value] of extras) inputProperties[key] = { ...value, ...(key === "triggers" ? { willReplaceOnChanges: true } : {}) };
+    const properties: Record<string, TypeSpec> = {};
+    const required: string[] = [];
+    for (const [schema, side] of [[inputs, "input"], [computed, "computed"]] as const) {
+      for (const prop of checker.getPropertiesOfType(internals(schema, "output"))) {
+        if (properties[prop.name]) continue;
+        properties[prop.name] = property(prop, propType(schema, "shape")!, secretOutputs, side === "input");
+        // A write-only input is not read back: an imported object has none until the program gives it.
+        if (!writer.mayBeAbsent(prop) && !writeOnly.has(prop.name)) required.push(prop.name);
+      }
+    }
+    for (const [key, value] of extras) properties[key] = value;
+    writer.resources[`${PLUGIN_PACKAGE}:${type}`] = {
+      description: docOf(target) || spec.description || typeName,
+      properties,
+      ...(required.length ? { required } : {}),
+      inputProperties,
+      ...(requiredInputs.length ? { requiredInputs } : {}),
+    };
+  }
+
+  function schemaOfFunction(exportPath: string, target: ts.Symbol, signatures: readonly ts.Signature[]): void {
+    if (!(exportPath in functionLoaders)) return;
+    const token = functionTokenOfPath(exportPath);
+    const [module, name] = token.split(":");
+    const hint = capital(name);
+    const argTypes: ts.Type[] = [];
+    const results: ts.Type[] = [];
+    for (const signature of signatures) {
+      const param = signature.getParameters().find((p) => !isInternalParameter(p));
+      if (param) argTypes.push(...(checker.getTypeOfSymbol(param).isUnion() ? (checker.getTypeOfSymbol(param) as ts.UnionType).types : [checker.getTypeOfSymbol(param)]));
+      results.push(checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType());
+    }
+    const objects = (types: ts.Type[]) => types.filter((t) => !(t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null | ts.TypeFlags.Void)));
+    const args = objects(argTypes);
+    const inputs = args.length ? writer.objectSpec(args, module, `${hint}Args`).spec : { type: "object", properties: {} };
+    const flat = results.flatMap((r) => (r.isUnion() ? r.types : [r]));
+    const present = objects(flat);
+    const nullable = present.length < flat.length;
+    const allObjects = present.length > 0 && present.every((t) => t.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) && !checker.isArrayType(t) && !checker.isTupleType(t) && !writer.isMap(t));
+    let outputs: TypeSpec;
+    if (allObjects) {
+      outputs = writer.objectSpec(present, module, `${hint}Result`).spec;
+      if (nullable) delete outputs.required;
+    } else {
+      // Answered as `result` (a list, or nothing): the plugin's answer is an object.
+      const { spec: result, secret } = writer.typeOfAny(flat, module, `${hint}Result`);
+      outputs = { type: "object", properties: { result: { ...result, description: "The function's answer.", ...(secret ? { secret: true } : {}) } }, ...(nullable ? {} : { required: ["result"] }) };
+    }
+    const doc = signatures.map((s) => ts.displayPartsToString(s.getDocumentationComment(checker)).trim()).find(Boolean) || docOf(target);
+    writer.functions[`${PLUGIN_PACKAGE}:${token}`] = { description: doc, inputs, outputs };
+  }
+
+  /** A doc as the plugin's users read it: a setting named as the dynamic resources name it (`keep:namespace`) gets the plugin's name beside it. */
+  const forPlugin = (text: string): string =>
+    text.replace(/`(keep|workspaces|mesh):([a-z][A-Za-z]*)`/g, (_m, service: string, key: string) => `\`${PLUGIN_PACKAGE}:${service}${capital(key)}\``);
+  const rewriteDocs = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewriteDocs);
+    if (!value || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "description" && typeof v === "string" ? forPlugin(v) : rewriteDocs(v)]));
+  };
+
+  function packageSchema(description: string): PackageSchema {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; license: string };
+    const { variables, inputProperties } = providerConfig();
+    const sorted = (o: Record<string, TypeSpec>) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+    return {
+      name: PLUGIN_PACKAGE,
+      displayName: "keepstack",
+      version: manifest.version,
+      description: `${description} Served by the provider plugin of pulumi-keepstack, for programs in every Pulumi language.`,
+      keywords: ["pulumi", PLUGIN_PACKAGE, "category/infrastructure", "kind/native"],
+      license: manifest.license,
+      publisher: "pulumi-keepstack",
+      meta: { moduleFormat: "(.*)" },
+      config: { variables },
+      provider: {
+        description: "The keepstack provider: the connection to each service. Configure it with `keepstack:` stack settings, or declare one explicitly to reach another cluster.",
+        inputProperties,
+      },
+      types: rewriteDocs(sorted(writer.types)) as Record<string, TypeSpec>,
+      resources: rewriteDocs(writer.resources) as Record<string, TypeSpec>,
+      functions: rewriteDocs(writer.functions) as Record<string, TypeSpec>,
+      language: {
+        nodejs: { packageName: "@keepstack/pulumi-keepstack", packageDescription: "The keepstack package: resources of the secrets, workspace and mesh services.", dependencies: { "@pulumi/pulumi": "^3.0.0" } },
+        python: { packageName: "pulumi_keepstack", requires: { pulumi: ">=3.0.0,<4.0.0" } },
+        go: { importBasePath: "github.com/keepstack/pulumi-keepstack/sdk/go/keepstack", generateResourceContainerTypes: true },
+        csharp: { packageReferences: { Pulumi: "3.*" }, namespaces: { [PLUGIN_PACKAGE]: "Keepstack", keep: "Keep", workspaces: "Workspaces", mesh: "Mesh" } },
+        java: { basePackage: "com.keepstack", buildFiles: "gradle", dependencies: { "com.pulumi:pulumi": "1.0.0" } },
+      },
+    };
+  }
+
   // Second pass: the declarations.
-  function emitResource(name: string, target: ts.Symbol, factory: ts.Type, indent: string): string {
+  function emitResource(name: string, target: ts.Symbol, factory: ts.Type, indent: string, exportPath: string): string {
     const source = checker.getNonNullableType(propType(factory, "__declarationSource")!);
+    schemaOfResource(exportPath, target, source);
     const inputs = propType(source, "inputs")!;
     const computed = propType(source, "computed")!;
     const extra = propType(source, "extra")!;
@@ -306,8 +458,9 @@ export function generatePublicDeclarations(): string {
     return `${jsdoc(docOf(target), indent)}${indent}export ${declare(indent)}class ${name}${baseName ? ` extends ${baseName}` : ""} {\n${members.join("\n")}\n${indent}}`;
   }
 
-  function emitFunction(name: string, target: ts.Symbol, indent: string): string {
+  function emitFunction(name: string, target: ts.Symbol, indent: string, exportPath: string): string {
     const signatures = checker.getTypeOfSymbol(target).getCallSignatures();
+    schemaOfFunction(exportPath, target, signatures);
     return signatures
       .map((s) => {
         const doc = ts.displayPartsToString(s.getDocumentationComment(checker)).trim() || docOf(target);
@@ -330,7 +483,7 @@ export function generatePublicDeclarations(): string {
     }
   }
 
-  function emitModule(moduleSymbol: ts.Symbol, indent: string): string[] {
+  function emitModule(moduleSymbol: ts.Symbol, indent: string, prefix = ""): string[] {
     const parts: string[] = [];
     const exports = checker.getExportsOfModule(moduleSymbol);
     const classNames = new Set<string>();
@@ -343,15 +496,15 @@ export function generatePublicDeclarations(): string {
       const name = exported.name;
       try {
         if (target.flags & ts.SymbolFlags.ValueModule && target.valueDeclaration && ts.isSourceFile(target.valueDeclaration)) {
-          const body = emitModule(target, `${indent}  `);
+          const body = emitModule(target, `${indent}  `, `${prefix}${name}.`);
           parts.push(`${jsdoc(docOf(target), indent)}${indent}export ${declare(indent)}namespace ${name} {\n${body.join("\n\n")}\n${indent}}`);
         } else if (classNames.has(name)) {
-          parts.push(emitResource(name, target, checker.getTypeOfSymbol(target), indent));
+          parts.push(emitResource(name, target, checker.getTypeOfSymbol(target), indent, `${prefix}${name}`));
         } else if (target.flags & ts.SymbolFlags.Class) {
           parts.push(emitClass(name, target, indent));
         } else if (target.flags & ts.SymbolFlags.Function || (target.flags & ts.SymbolFlags.Variable && checker.getTypeOfSymbol(target).getCallSignatures().length > 0)) {
           // A function declared on its family (`export const f = family.define({...})`) is a function to programs.
-          parts.push(emitFunction(name, target, indent));
+          parts.push(emitFunction(name, target, indent, `${prefix}${name}`));
         } else if (target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) {
           // A resource's `<Name>Args` is generated beside its class.
           if (name.endsWith("Args") && classNames.has(name.slice(0, -4))) continue;
@@ -368,16 +521,27 @@ export function generatePublicDeclarations(): string {
   }
 
   const body = emitModule(entrySymbol, "");
-  return [
+  const declarations = [
     "// Generated by scripts/public-types.ts from the sources; do not edit.",
     `${jsdoc(docOf(entrySymbol), "")}import * as pulumi from "@pulumi/pulumi";`,
     "",
     body.join("\n\n"),
     "",
   ].join("\n");
+  return { declarations, schema: packageSchema(docOf(entrySymbol)) };
+}
+
+export function generatePublicDeclarations(): string {
+  return generatePublicShape().declarations;
+}
+
+/** The schema as the build writes it: sorted keys where order carries nothing, two-space indents, a final newline. */
+export function schemaText(schema: PackageSchema): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
 if (require.main === module) {
-  const out = process.argv[2] ?? path.join(root, "dist", "index.d.ts");
-  fs.writeFileSync(out, generatePublicDeclarations());
+  const { declarations, schema } = generatePublicShape();
+  fs.writeFileSync(process.argv[2] ?? path.join(root, "dist", "index.d.ts"), declarations);
+  fs.writeFileSync(process.argv[3] ?? path.join(root, "schema.json"), schemaText(schema));
 }
