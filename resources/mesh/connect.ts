@@ -58,10 +58,15 @@ export interface AuthorizeResult {
 }
 
 export interface CaRoot {
+  /** The root's ID (its certificate's SHA-1 fingerprint, colon-separated hex). */
   id: string;
+  /** The root's name, as the CA provider gives it. */
   name: string;
+  /** The root certificate's serial number. */
   serialNumber: number;
+  /** The ID of the key that signs leaf certificates under this root. */
   signingKeyId: string;
+  /** The trust domain of the CA that made this root. */
   externalTrustDomain: string;
   /** RFC 3339. */
   notBefore: string;
@@ -71,10 +76,15 @@ export interface CaRoot {
   rootCertPem: string;
   /** PEM intermediates; empty when the service lists none. */
   intermediateCertPems: string[];
+  /** Whether this is the root that signs new certificates. */
   active: boolean;
+  /** The type of the root's key (`ec` or `rsa`). */
   privateKeyType: string;
+  /** The size of the root's key, in bits. */
   privateKeyBits: number;
+  /** Index of the write that made the root. */
   createIndex: number;
+  /** Index of the last write to the root. */
   modifyIndex: number;
 }
 
@@ -83,15 +93,18 @@ export interface GetCaRootsResult {
   activeRootId: string;
   /** SPIFFE trust domain, when the service names it. */
   trustDomain?: string;
+  /** Every root the service trusts, the active one among them. */
   roots: CaRoot[];
   /** The answer's index (`X-Mesh-Index`): pass it as `index` to wait for the next rotation. */
   index: number;
 }
 
 export interface GetLeafCertificateResult {
+  /** The service the certificate identifies. */
   service: string;
   /** URI SAN of the certificate (SPIFFE ID of the service). */
   serviceUri: string;
+  /** The namespace of the service. */
   namespace: string;
   /** Colon-separated hex. */
   serialNumber: string;
@@ -103,7 +116,9 @@ export interface GetLeafCertificateResult {
   validAfter: string;
   /** End of validity (RFC 3339). */
   validBefore: string;
+  /** Index of the write that made the certificate. */
   createIndex: number;
+  /** Index of the last write to the certificate. */
   modifyIndex: number;
   /** The answer's index (`X-Mesh-Index`): pass it as `index` to wait for the next certificate. */
   index: number;

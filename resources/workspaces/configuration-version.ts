@@ -110,7 +110,9 @@ const computed = z.object({
   statusTimestamps: z.record(z.string(), z.string()),
   /** Origin of the version (`workspaces-api` for versions created through the API). */
   source: z.string().nullable(),
+  /** The error code of an errored version, or null. */
   error: z.string().nullable(),
+  /** What went wrong with an errored version, or null. */
   errorMessage: z.string().nullable(),
   /** Ingress attributes (commit information) of a VCS-created version, or null. */
   ingressAttributesId: z.string().nullable(),

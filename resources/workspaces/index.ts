@@ -14,9 +14,11 @@ export {
 export type {
   WorkspaceSummary,
   ConfigurationVersionInfo,
+  ConfigurationVersionWithIngress,
   IngressAttributes,
   ListWorkspacesArgs,
   ListConfigurationVersionsArgs,
   GetConfigurationVersionArgs,
   DownloadConfigurationVersionArgs,
+  DownloadedConfiguration,
 } from "./functions";

@@ -33,34 +33,57 @@ const computed = z.object({
   /** The deprecated `operations` flag as the service reports it. */
   effectiveOperations: z.boolean().optional(),
   /** Which organization defaults the workspace overrides, as the service reports it. */
-  effectiveSettingOverwrites: z.object({ executionMode: z.boolean(), agentPool: z.boolean() }).partial(),
+  effectiveSettingOverwrites: z
+    .object({
+      /** Whether the workspace sets its own execution mode. */
+      executionMode: z.boolean(),
+      /** Whether the workspace sets its own agent pool. */
+      agentPool: z.boolean(),
+    })
+    .partial(),
   /** The linked repository as the service returns it (branch, displayIdentifier, repositoryHttpUrl, serviceProvider, webhookUrl...), or null. */
   vcsRepoDetails: z.record(z.string(), z.unknown()).nullable(),
+  /** The linked repository (`<owner>/<name>`), or null. */
   vcsRepoIdentifier: nullableString,
+  /** When the workspace was created (RFC 3339). */
   createdAt: z.string(),
+  /** When the workspace last changed (RFC 3339), or null. */
   updatedAt: nullableString,
+  /** When the workspace's state or configuration last changed (RFC 3339), or null. */
   latestChangeAt: nullableString,
+  /** When the last health assessment finished (RFC 3339), or null. */
   lastAssessmentResultAt: nullableString,
   /** Whether the workspace is locked. */
   locked: z.boolean(),
   /** Resources in the workspace's current state. */
   resourceCount: z.number(),
+  /** The workspace's environment name, as the service reports it, or null. */
   environment: nullableString,
   /** Origin of the workspace (`workspaces-api`, ...). */
   source: nullableString,
+  /** Whether runs show structured output, as the service reports it. */
   structuredRunOutputEnabled: z.boolean().optional(),
+  /** The workspace's tags. */
   tagNames: z.array(z.string()),
   /** What the token may do on the workspace (`canQueueRun`, `canUpdate`, ...). */
   permissions: z.record(z.string(), z.boolean()),
   /** `isDestroyable`. */
   actions: z.record(z.string(), z.boolean()),
+  /** Average duration of applies, in milliseconds, or null. */
   applyDurationAverage: nullableNumber,
+  /** Average duration of plans, in milliseconds, or null. */
   planDurationAverage: nullableNumber,
+  /** How many policy checks failed, or null. */
   policyCheckFailures: nullableNumber,
+  /** How many runs failed, or null. */
   runFailures: nullableNumber,
+  /** How many runs the workspace's indicators count, or null. */
   workspaceKpisRunsCount: nullableNumber,
+  /** The configuration version runs use now (`cv-…`), or null. */
   currentConfigurationVersionId: nullableString,
+  /** The run under way or last finished (`run-…`), or null. */
   currentRunId: nullableString,
+  /** The latest run (`run-…`), or null. */
   latestRunId: nullableString,
 });
 

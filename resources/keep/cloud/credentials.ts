@@ -45,6 +45,7 @@ export const credentialsSpec = operationSpec({
     leaseId: z.string(),
     /** Seconds the lease lasts from creation. */
     leaseDuration: z.number(),
+    /** Whether the lease can be renewed. */
     renewable: z.boolean(),
   }),
   secretOutputs: ["accessKey", "secretKey", "securityToken"],

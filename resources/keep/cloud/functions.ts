@@ -44,7 +44,9 @@ export type GetStsCredentialsArgs = GetCredentialsArgs;
 
 /** Generated credentials as plain values (the Credentials resource keeps them as secret outputs). */
 export interface PlainCredentials {
+  /** Access key ID. */
   accessKey: string;
+  /** Secret access key. */
   secretKey: string;
   /** Session token of temporary credentials; absent for IAM users. */
   securityToken?: string;
@@ -54,6 +56,7 @@ export interface PlainCredentials {
   leaseId: string;
   /** Seconds the lease lasts. */
   leaseDuration: number;
+  /** Whether the lease can be renewed. */
   renewable: boolean;
 }
 
@@ -67,9 +70,11 @@ export interface CloudCredentials {
   securityToken: pulumi.Output<string | undefined>;
   /** ARN of the user or session the credentials belong to. */
   arn?: string;
+  /** Lease of the credentials: revoke or renew it by this ID. */
   leaseId: string;
   /** Seconds the lease lasts. */
   leaseDuration: number;
+  /** Whether the lease can be renewed. */
   renewable: boolean;
 }
 

@@ -22,8 +22,11 @@ export interface RekeyStatus {
   progress: number;
   /** Current shares needed: the current threshold. */
   required: number;
+  /** Fingerprints of the PGP keys the new shares are encrypted to (empty when they are not). */
   pgpFingerprints: string[];
+  /** Whether the encrypted new shares are kept as a backup on the service. */
   backup: boolean;
+  /** Whether the new shares must be verified before they take effect. */
   verificationRequired: boolean;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Replication functions: `getStatus` (`GET sys/replication/performance/status`, no token needed)
- * and `getDynamicFilter` (what a primary keeps from a secondary). Dynamic providers have no invoke,
- * so these run in the program's process with its stack configuration (`keep:address`,
- * `keep-dr:address`, ...), through `programContext()`; they run in preview too.
+ * and `getDynamicFilter` (what a primary keeps from a secondary). Called from a TypeScript program
+ * they run in its process with its stack configuration (`keep:address`, `keep-dr:address`, ...),
+ * through `programContext()`; the provider plugin serves them through `Invoke`. They run in preview too.
  */
 import { z } from "zod";
 import { replication } from "../../../provider/contracts/keep";
@@ -11,29 +11,41 @@ import { FunctionError, functionFamily } from "../../../provider/functions";
 
 /** A secondary as its primary reports it. */
 export interface KnownSecondary {
+  /** The secondary's API address. */
   apiAddress: string;
+  /** The secondary's cluster address (replication traffic). */
   clusterAddress: string;
   /** `connected` or `disconnected`. */
   connectionStatus: string;
   /** Last contact (RFC 3339). */
   lastHeartbeat: string;
+  /** The node of the secondary that last reported. */
   nodeId: string;
 }
 
 /** A primary as its secondary reports it. */
 export interface KnownPrimary {
+  /** The primary's API address. */
   apiAddress: string;
+  /** The primary's cluster address (replication traffic). */
   clusterAddress: string;
+  /** `connected` or `disconnected`. */
   connectionStatus: string;
+  /** Last contact (RFC 3339). */
   lastHeartbeat: string;
 }
 
+/** A cluster that takes part in no replication. */
 export interface DisabledStatus {
+  /** The cluster's part in replication: `disabled`, `primary` or `secondary`. */
   mode: "disabled";
 }
 
+/** A primary's replication status. */
 export interface PrimaryStatus {
+  /** The cluster's part in replication: `disabled`, `primary` or `secondary`. */
   mode: "primary";
+  /** The replication set's cluster ID. */
   clusterId: string;
   /** IDs of the secondaries that used a token and were not revoked. */
   knownSecondaries: string[];
@@ -41,17 +53,25 @@ export interface PrimaryStatus {
   lastWal: number;
   /** Hash of the replicated data; a secondary that receives everything and is in sync reports the same. */
   merkleRoot: string;
+  /** The secondaries that reported to this primary. */
   secondaries: KnownSecondary[];
 }
 
+/** A secondary's replication status. */
 export interface SecondaryStatus {
+  /** The cluster's part in replication: `disabled`, `primary` or `secondary`. */
   mode: "secondary";
+  /** The replication set's cluster ID. */
   clusterId: string;
+  /** The cluster addresses of the primary's nodes the secondary knows. */
   knownPrimaryClusterAddrs: string[];
   /** Index of the last entry received from the primary. */
   lastRemoteWal: number;
+  /** Hash of the replicated data; equal to the primary's when in sync. */
   merkleRoot: string;
+  /** The primaries the secondary reported to. */
   primaries: KnownPrimary[];
+  /** The cluster address of the primary it streams from. */
   primaryClusterAddr: string;
   /** Its ID at the primary. */
   secondaryId: string;
@@ -63,7 +83,9 @@ export type ReplicationStatus = DisabledStatus | PrimaryStatus | SecondaryStatus
 
 /** What a primary keeps from one secondary: the mounts and namespaces its paths filter excludes. */
 export interface DynamicFilter {
+  /** Mount paths the secondary does not receive. */
   mounts: string[];
+  /** Namespace paths the secondary does not receive. */
   namespaces: string[];
 }
 

@@ -1,8 +1,8 @@
 /**
  * Functions of the transform engine: `encode`, `decode`, `validate`, `isTokenized`, `getMetadata`
- * (one value, or a batch with `batchInput`), and tokenization snapshots. Dynamic providers have no
- * invoke, so these run in the program's process with the program's stack configuration
- * (`keep:address`, `keep:token`, ...), through `programContext()`.
+ * (one value, or a batch with `batchInput`), and tokenization snapshots. Called from a TypeScript
+ * program they run in its process with its stack configuration (`keep:address`, `keep:token`, ...),
+ * through `programContext()`; the provider plugin serves them through `Invoke`.
  *
  * A batch too large for one request (the service takes at most 32 MB) or longer than
  * `maxItemsPerRequest` is split into requests, a few at a time; results come back joined in input
@@ -104,11 +104,24 @@ const tokenItem = z.strictObject({
 
 /** One value's arguments: the role's and the value's fields. A batch's: the role's and `batchInput`, the values in order (the results come back in the same order). */
 const encodeArgs = z.strictObject({ ...roleShape, ...encodeFields });
-const encodeBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(encodeItem) });
+const encodeBatchArgs = z.strictObject({
+  ...roleShape,
+  /** The values to encode, in order (the results come back in the same order); instead of one value's fields. */
+  batchInput: z.array(encodeItem),
+});
 const decodeArgs = z.strictObject({ ...roleShape, ...decodeFields, ...decodeFormatShape });
-const decodeBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(decodeItem), ...decodeFormatShape });
+const decodeBatchArgs = z.strictObject({
+  ...roleShape,
+  /** The values to decode, in order (the results come back in the same order); instead of one value's fields. */
+  batchInput: z.array(decodeItem),
+  ...decodeFormatShape,
+});
 const tokenArgs = z.strictObject({ ...roleShape, ...tokenFields });
-const tokenBatchArgs = z.strictObject({ ...roleShape, batchInput: z.array(tokenItem) });
+const tokenBatchArgs = z.strictObject({
+  ...roleShape,
+  /** The tokens (or plaintexts) to ask about, in order (the results come back in the same order); instead of one value's fields. */
+  batchInput: z.array(tokenItem),
+});
 
 /** Where the engine is and which connection reaches it; every function takes these. */
 export interface TransformTarget extends z.input<typeof target> {}
@@ -128,12 +141,14 @@ export interface TokenArgs extends z.input<typeof tokenArgs> {}
 export interface TokenBatchArgs extends z.input<typeof tokenBatchArgs> {}
 
 export interface EncodeResult {
+  /** The encoded value: the FPE ciphertext, the masked value or the token. */
   encodedValue: string;
   /** The tweak the service generated (`generated` tweak source): keep it to decode. */
   tweak?: string;
 }
 export interface EncodeBatchResult {
-  batchResults: (EncodeResult & { reference?: string })[];
+  /** The encoded values with their references, in input order. */
+  batchResults: (EncodeResult & ItemReference)[];
 }
 export interface DecodeResult {
   /** The plaintext, as a Pulumi secret. */
@@ -141,7 +156,14 @@ export interface DecodeResult {
 }
 export interface DecodeBatchResult {
   /** The plaintexts with their references, in input order, as one Pulumi secret. */
-  batchResults: pulumi.Output<{ decodedValue: string; reference?: string }[]>;
+  batchResults: pulumi.Output<
+    {
+      /** The plaintext. */
+      decodedValue: string;
+      /** The item's `reference`, echoed. */
+      reference?: string;
+    }[]
+  >;
 }
 export interface ValidateResult {
   /** Whether the token exists and has not expired. */
@@ -236,8 +258,23 @@ async function callItems<C extends Call>(call: C, args: Args, ctx: OperationCont
 
 const referenceOf = (item: { reference?: string }) => (item.reference ? { reference: item.reference } : {});
 
+/** The reference a batch's result carries. */
+interface ItemReference {
+  /** The item's `reference`, echoed. */
+  reference?: string;
+}
+
 /** A function of one value or a batch: each answer item read by `fromItem`, a batch's with its reference (or as `batch` makes it). */
-function itemFunction<C extends Call, Single, Batch, R, BatchResult = { batchResults: (R & { reference?: string })[] }>(
+function itemFunction<
+  C extends Call,
+  Single,
+  Batch,
+  R,
+  BatchResult = {
+    /** The results in input order, each with its item's `reference`. */
+    batchResults: (R & ItemReference)[];
+  },
+>(
   name: string,
   call: C,
   schemas: { one: z.ZodType; batch: z.ZodType },
@@ -321,11 +358,17 @@ export async function* iterateSnapshot(args: SnapshotArgs, ctx: OperationContext
   } while (continuation);
 }
 
+/** A tokenization store's snapshot. */
+export interface SnapshotResult {
+  /** Every value of the store: opaque strings, to restore into another store. */
+  values: string[];
+}
+
 /**
  * Every value of a tokenization transformation's store, collected from all pages.
  * @param ctx connection settings; default: the program's stack configuration (`programContext()`).
  */
-export async function snapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): Promise<{ values: string[] }> {
+export async function snapshot(args: SnapshotArgs, ctx: OperationContext = programContext()): Promise<SnapshotResult> {
   const values: string[] = [];
   for await (const value of iterateSnapshot(args, ctx)) values.push(value);
   return { values };

@@ -34,4 +34,5 @@ export type {
   TokenizedResult,
   MetadataResult,
   SnapshotArgs,
+  SnapshotResult,
 } from "./functions";
