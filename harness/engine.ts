@@ -560,7 +560,8 @@ export class Engine {
           return resp;
         })().then(
           (resp) => callback(null, resp),
-          (e: Error) => callback(e),
+          // The SDK reads a failed invoke's message from the gRPC error's details, as the engine sends it.
+          (e: Error) => callback(Object.assign(e, { details: e.message })),
         );
       }
     }
@@ -809,7 +810,8 @@ export class Engine {
     const resources: ImportResult["resources"] = [];
     const mark = this.diagnosticsMark();
     for (const object of objects) {
-      const urn = `urn:pulumi:${this.options.stack}::${this.options.project}::${object.type}::${object.name}`;
+      // As the CLI does, an imported object's parent is the stack: its URN is the one the program's declaration gets.
+      const urn = `urn:pulumi:${this.options.stack}::${this.options.project}::pulumi:pulumi:Stack$${object.type}::${object.name}`;
       try {
         if (doorOf(object.type) !== "plugin") throw new Error(`${object.type} cannot be imported: only the ${PLUGIN} plugin's resources answer a read by ID alone`);
         if (this.state.has(urn)) throw new Error("a resource of this name is in the state already");

@@ -1,0 +1,71 @@
+/**
+ * What an SDK generated from the plugin's schema does in a TypeScript program (`pulumi package add`
+ * in any language does the same): a resource is a `pulumi.CustomResource` of the plugin's token,
+ * every input and output property declared, secret inputs wrapped as secrets, secret outputs named
+ * in `additionalSecretOutputs`; a provider is a `pulumi.ProviderResource` of the package; a function
+ * is an invoke of its token. Tests declare the plugin door's resources through these.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+
+interface PropertySpec {
+  secret?: boolean;
+}
+interface ResourceSpec {
+  inputProperties: Record<string, PropertySpec>;
+  properties: Record<string, PropertySpec>;
+}
+export interface PluginSchema {
+  name: string;
+  version: string;
+  resources: Record<string, ResourceSpec>;
+  functions: Record<string, unknown>;
+  types: Record<string, unknown>;
+  config: { variables: Record<string, PropertySpec & { type: string }> };
+  provider: { inputProperties: Record<string, PropertySpec> };
+  [key: string]: unknown;
+}
+
+let loaded: PluginSchema | undefined;
+
+/** The schema the build wrote (`schema.json` at the package's root). */
+export function pluginSchema(): PluginSchema {
+  loaded ??= JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "schema.json"), "utf8")) as PluginSchema;
+  return loaded;
+}
+
+/** The plugin's token of a short type: `keepstack:keep:AclPolicy` for `keep:AclPolicy`. */
+export const pluginToken = (type: string): string => `keepstack:${type}`;
+
+export type PluginResource = pulumi.CustomResource & Record<string, pulumi.Output<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * A resource of the plugin, as a generated SDK declares it. Keys the schema does not have go on as
+ * given, so a check that names them can be tested (a generated SDK would not compile them).
+ */
+export function pluginResource(type: string, name: string, args: Record<string, unknown>, opts: pulumi.CustomResourceOptions = {}): PluginResource {
+  const token = pluginToken(type);
+  const spec = pluginSchema().resources[token];
+  if (!spec) throw new Error(`${token} is not in schema.json`);
+  const props: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) props[key] = value !== undefined && spec.inputProperties[key]?.secret ? pulumi.secret(value) : value;
+  for (const key of Object.keys(spec.properties)) if (!(key in props)) props[key] = undefined;
+  const secretOutputs = Object.entries(spec.properties)
+    .filter(([, p]) => p.secret)
+    .map(([key]) => key);
+  return new pulumi.CustomResource(token, name, props, { ...opts, additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...secretOutputs] }) as PluginResource;
+}
+
+/** An explicit provider of the plugin (`pulumi:providers:keepstack`), as a generated SDK declares it. */
+export function pluginProvider(name: string, args: Record<string, unknown>, opts: pulumi.ResourceOptions = {}): pulumi.ProviderResource {
+  const spec = pluginSchema().provider.inputProperties;
+  const props: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) props[key] = value !== undefined && spec[key]?.secret ? pulumi.secret(value) : value;
+  return new pulumi.ProviderResource("keepstack", name, props, opts);
+}
+
+/** A function of the plugin (`keep:transformEncode`), invoked as a generated SDK invokes it. */
+export function pluginInvoke(name: string, args: Record<string, unknown>, opts: pulumi.InvokeOptions = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return pulumi.runtime.invoke(pluginToken(name), args, opts);
+}
