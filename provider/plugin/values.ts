@@ -55,6 +55,6 @@ export function unmarkProps(props: Props | undefined): { plain: Props; secrets: 
 /** Plain JSON properties with the named ones marked secret. */
 export function markProps(props: Props, secrets: Iterable<string>): Props {
   const out = toPlainJson(props) ?? {};
-  for (const key of secrets) if (out[key] !== undefined) out[key] = secretValue(out[key]);
+  for (const key of new Set(secrets)) if (out[key] !== undefined) out[key] = secretValue(out[key]);
   return out;
 }
