@@ -391,9 +391,10 @@ export class Engine {
     await host?.close();
   }
 
-  /** Replaces the stack configuration (the hosts are restarted so `configure` sees it). */
-  async setConfig(config: Record<string, string>): Promise<void> {
+  /** Replaces the stack configuration, and the providers' environment when given (the hosts are restarted so they see it). */
+  async setConfig(config: Record<string, string>, env?: Record<string, string | undefined>): Promise<void> {
     this.options.config = config;
+    if (env) this.options.env = env;
     await this.close();
   }
 

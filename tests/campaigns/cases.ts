@@ -6,15 +6,27 @@
  */
 import * as pkg from "pulumi-keepstack";
 import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
+import { nameSettingsAs } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
+import { canonical } from "../../provider/machine";
+import { machineOf } from "../../provider/machines";
 import { AnySpec, isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../../provider/spec";
 import type { RequestRecord } from "../../emulator/common";
 import { registeredResources } from "../../resources/registry";
-import { EngineError, Engine, Program, RunResult } from "../../harness";
+import { EngineError, Engine, Program, RunResult, Step } from "../../harness";
 import { clustersOutOfReplication, serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
+import { pluginResource, pluginToken } from "../support/plugin-sdk";
 import type { Lane } from "./services";
 
-export type StepName = "create" | "update" | "replace" | "refresh" | "delete" | "adoption";
+/**
+ * The steps of a case. `import` (an object read by its ID alone, then the program the CLI would write
+ * from the answer) and `drift` (the object changed on the service by someone else, then refreshed
+ * and converged back) are the plugin door's: a dynamic resource cannot be imported.
+ */
+export type StepName = "create" | "update" | "replace" | "refresh" | "delete" | "adoption" | "import" | "drift";
+
+/** Which door of the machines a case goes through: the dynamic resources' host, or the provider plugin. */
+export type Door = "dynamic" | "plugin";
 
 export interface Entry {
   /** Export path of the class (`keep.sync.Association`). */
@@ -55,6 +67,22 @@ export function stepsOf(entry: Entry): StepName[] {
   if (!isOperationSpec(entry.spec) && adoptable(entry.spec)) steps.push("adoption");
   return steps;
 }
+
+/**
+ * The plugin door's own steps of a resource: an import by ID of an object the service can show
+ * (not an operation, nor a type whose spec says it cannot be imported), and a drift of an object
+ * that has an in-place change.
+ */
+export function pluginStepsOf(entry: Entry): StepName[] {
+  if (isOperationSpec(entry.spec)) return [];
+  const steps: StepName[] = [];
+  if (!entry.spec.notImportable && adoptable(entry.spec)) steps.push("import");
+  if (entry.sample.change) steps.push("drift");
+  return steps;
+}
+
+/** The type token of a case's resource through a door. */
+export const tokenThrough = (entry: Entry, door: Door): string => (door === "plugin" ? pluginToken(entry.type) : tokenOf(entry.spec));
 
 /** An object can be adopted when the inputs name it: its natural ID determines inputs, or it has an adoption ID. */
 function adoptable(spec: ResourceSpec): boolean {
@@ -102,6 +130,8 @@ export interface Outcome {
   /** Objects of the case on the services after the step converged, and after destroy. */
   afterStep: number;
   afterDestroy: number;
+  /** The name the case gave its objects. */
+  caseName?: string;
 }
 
 export interface Reference {
@@ -116,15 +146,20 @@ function classOf(path: string): new (name: string, args: unknown, opts?: unknown
 /** A request named in a message; an upload names its URL `<upload-url>` (the URL is the credential, never shown). */
 const HTTP_REQUEST = /\b(GET|PUT|POST|PATCH|DELETE|HEAD) (\/\S*|<upload-url>)/;
 
-/** Every advice the provider gives by status, for each service: an error must carry one. */
-const ADVICES: string[] = (() => {
+/** Every advice the provider gives by status, for each service, as either door names the settings: an error must carry one. */
+const ADVICES: string[] = (["stack", "plugin"] as const).flatMap((names) => {
   const statuses = [...Object.keys(ADVICE_BY_STATUS).map(Number), 500, 599];
   // The lanes' named cluster "dr" has its own settings, which its advice names.
   const clusters = [undefined, "dr"];
-  return ["keep", "workspaces", "mesh"].flatMap((service) =>
-    clusters.flatMap((cluster) => statuses.map((status) => adviceFor(new ApiError(service, "GET", "/", status, [], { cluster })))),
-  );
-})();
+  nameSettingsAs(names);
+  try {
+    return ["keep", "workspaces", "mesh"].flatMap((service) =>
+      clusters.flatMap((cluster) => statuses.map((status) => adviceFor(new ApiError(service, "GET", "/", status, [], { cluster })))),
+    );
+  } finally {
+    nameSettingsAs("stack");
+  }
+});
 
 /** What is wrong with an error message of a case: each must name the resource, the request and what to do, and hold no credential. */
 export function messageProblems(message: string, entry: Entry, secrets: string[], faulted?: RequestRecord): string[] {
@@ -163,20 +198,20 @@ export function targetsOf(requests: RequestRecord[][], name: string): { service:
   );
 }
 
-/** The URN of the case's resource in state. */
-const urnOf = (engine: Engine, entry: Entry, name: string): string => {
-  const token = tokenOf(entry.spec);
+/** The case's resource in state. */
+const resourceOf = (engine: Engine, entry: Entry, door: Door, name: string) => {
+  const token = tokenThrough(entry, door);
   const found = [...engine.state.values()].find((r) => r.type === token && r.name === name);
   if (!found) throw new Error(`${entry.type} "${name}" is not in the state`);
-  return found.urn;
+  return found;
 };
 
 /** Refreshes one resource only: the others of the state are set aside meanwhile (in order). */
-async function refreshOne(engine: Engine, urn: string): Promise<void> {
+async function refreshOne(engine: Engine, urn: string): Promise<RunResult> {
   const saved = [...engine.state.entries()];
   for (const [key] of saved) if (key !== urn) engine.state.delete(key);
   try {
-    await engine.refresh();
+    return await engine.refresh();
   } finally {
     const now = engine.state.get(urn);
     engine.state.clear();
@@ -198,8 +233,8 @@ async function listed(lane: Lane, entry: Entry): Promise<Set<string>> {
 
 /** Objects of the resource's type listed now and not before, against the IDs in state; and IDs in state not listed. */
 function listProblems(entry: Entry, before: Set<string>, now: Set<string>, engine: Engine): { extra: string[]; missing: string[] } {
-  const token = tokenOf(entry.spec);
-  const inState = new Set([...engine.state.values()].filter((r) => r.type === token).map((r) => r.id));
+  const tokens = [tokenThrough(entry, "dynamic"), tokenThrough(entry, "plugin")];
+  const inState = new Set([...engine.state.values()].filter((r) => tokens.includes(r.type)).map((r) => r.id));
   const listable = !isOperationSpec(entry.spec) && entry.spec.list !== undefined;
   return {
     extra: [...now].filter((id) => !before.has(id) && !inState.has(id)).map((id) => `${entry.type} ${id}`),
@@ -218,6 +253,8 @@ function ofCase(key: string, name: string): boolean {
 }
 
 export interface CaseOptions {
+  /** The door the case's resource goes through (its prerequisites always go through the dynamic one): dynamic by default. */
+  door?: Door;
   fault?: ArmedFault;
   /** Object counts of the clean run of the same step; absent for the clean run itself. */
   reference?: Reference;
@@ -229,13 +266,39 @@ export interface CaseOptions {
   refusal?: (message: string) => boolean;
 }
 
+/** Inputs the service never shows (credentials): a read keeps what state holds, an import cannot know them. */
+const writeOnlyOf = (spec: AnySpec): string[] => (isOperationSpec(spec) ? [] : [...(spec.writeOnly ?? [])]);
+
+/**
+ * What the plugin's detailed diff of an update or a replacement should say: each input whose value
+ * changed, `add`, `delete` or `update`, `-replace` for the inputs that replace (every input of an
+ * operation but its undo setting). The dynamic door has no detailed diff to check.
+ */
+function detailedDiffProblems(entry: Entry, door: Door, name: string, before: SampleInputs, result: unknown, outcome: Outcome): void {
+  if (door !== "plugin") return;
+  const spec = entry.spec;
+  const replacing = (key: string) => (isOperationSpec(spec) ? key !== spec.undo?.input : (spec.replaceOnChanges ?? []).includes(key as never));
+  const step = ((result as RunResult | undefined)?.steps ?? []).find((st: Step) => st.name === name && st.type === tokenThrough(entry, door));
+  // The checked inputs on each side: the state's before the step, the step's after it (defaults applied on both).
+  const after = step?.inputs ?? {};
+  const expected: Record<string, string> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (canonical(before[key] ?? null) === canonical(after[key] ?? null)) continue;
+    const kind = before[key] === undefined ? "add" : after[key] === undefined ? "delete" : "update";
+    expected[key] = replacing(key) ? `${kind}-replace` : kind;
+  }
+  if (canonical(step?.detailedDiff ?? null) !== canonical(expected)) {
+    outcome.problems.push(`the detailed diff is ${canonical(step?.detailedDiff ?? null)}, not ${canonical(expected)}`);
+  }
+}
+
 /** Ends a case early, on to its destroy. */
 class Skip extends Error {}
 
 /** Runs one case on a lane; never throws. */
 export async function runCase(lane: Lane, entry: Entry, step: StepName, name: string, options: CaseOptions = {}): Promise<Outcome> {
   const { engine, env } = lane;
-  const outcome: Outcome = { requests: [], fired: false, errors: [], rerun: false, problems: [], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0 };
+  const outcome: Outcome = { requests: [], fired: false, errors: [], rerun: false, problems: [], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0, caseName: name };
   engine.state.clear();
   lane.servers.forEach((s) => s.faults.clear());
   const baseline = await lane.census();
@@ -256,11 +319,15 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       outcome.skipped = true;
       throw new Skip();
     }
+    const door = options.door ?? "dynamic";
     const declare = (values: SampleInputs): Program => () => {
       const out = prerequisites();
-      new Resource(name, values);
+      if (door === "plugin") pluginResource(entry.type, name, values);
+      else new Resource(name, values);
       return out;
     };
+    /** Checks of the step's own result, made once it ran without a fault. */
+    let afterRun: (result: unknown) => Promise<void> = async () => undefined;
     let run: () => Promise<unknown>;
     if (step !== "create") await engine.up(declare(inputs));
     switch (step) {
@@ -269,17 +336,17 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         run = () => engine.up(program);
         break;
       case "update":
-        program = declare(await entry.sample.change!(inputs, env));
+      case "replace": {
+        const held = resourceOf(engine, entry, door, name);
+        program = declare(step === "update" ? await entry.sample.change!(inputs, env) : await entry.sample.replacement!(inputs, env, before));
         run = () => engine.up(program);
+        afterRun = async (result) => detailedDiffProblems(entry, door, name, held.inputs, result, outcome);
         break;
-      case "replace":
-        program = declare(await entry.sample.replacement!(inputs, env, before));
-        run = () => engine.up(program);
-        break;
+      }
       case "refresh":
         program = declare(inputs);
         {
-          const urn = urnOf(engine, entry, name);
+          const urn = resourceOf(engine, entry, door, name).urn;
           run = () => refreshOne(engine, urn);
         }
         break;
@@ -290,9 +357,61 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       case "adoption": {
         const declared = entry.sample.change ? await entry.sample.change(inputs, env) : inputs;
         // The object stays on the service; the program forgets it and adopts it back, changed.
-        engine.state.delete(urnOf(engine, entry, name));
+        engine.state.delete(resourceOf(engine, entry, door, name).urn);
         program = declare({ ...declared, adopt: true });
         run = () => engine.up(program);
+        break;
+      }
+      case "import": {
+        // The object stays on the service; a stack that never had it imports it by its ID alone.
+        const held = resourceOf(engine, entry, door, name);
+        program = declare(inputs);
+        run = async () => {
+          engine.state.delete(held.urn);
+          const imported = await engine.import([{ type: tokenThrough(entry, door), name, id: held.id }]);
+          // The program the CLI writes from the answer, and the credentials the service never shows, which the user adds.
+          const writeOnly = writeOnlyOf(entry.spec);
+          const given = Object.fromEntries(Object.entries(inputs).filter(([k]) => writeOnly.includes(k)));
+          program = declare({ ...imported.resources[0].inputs, ...given });
+          return imported;
+        };
+        afterRun = async () => {
+          // A credential the service never shows is written once, by the first up after the import.
+          const planned = (await engine.preview(program)).steps.filter((st) => st.op !== "same");
+          const writeOnly = writeOnlyOf(entry.spec).filter((k) => inputs[k] !== undefined);
+          const expected = writeOnly.length ? [{ op: "update", kinds: Object.fromEntries(writeOnly.map((k) => [k, "add"])) }] : [];
+          const got = planned.map((st) => ({ op: st.op, kinds: st.detailedDiff ?? {} }));
+          if (canonical(got) !== canonical(expected)) outcome.problems.push(`after the import a preview plans ${canonical(got)}, not ${canonical(expected)}`);
+          if (writeOnly.length) await engine.up(program);
+        };
+        break;
+      }
+      case "drift": {
+        // Someone changes the object on the service; a refresh takes it in; an up converges it back.
+        const held = resourceOf(engine, entry, door, name);
+        const changed = await entry.sample.change!(inputs, env);
+        program = declare(inputs);
+        /** The changed inputs a read of the service shows (a local setting, such as a timeout, it does not). */
+        let readable: string[] = [];
+        run = async () => {
+          const machine = machineOf(entry.spec, () => lane.context);
+          const checked = (await machine.check({}, changed)).inputs;
+          await machine.update(held.id, held.outputs, checked);
+          const fresh = (await machine.read(held.id, {})).props;
+          readable = Object.keys(checked).filter((k) => canonical(checked[k] ?? null) !== canonical(held.inputs[k] ?? null) && canonical(fresh[k] ?? null) === canonical(checked[k] ?? null));
+          return refreshOne(engine, held.urn);
+        };
+        afterRun = async (result) => {
+          const seen = (result as RunResult).steps.find((st) => st.name === name);
+          if (readable.length && (seen?.op !== "refresh" || !readable.some((k) => seen.diffs?.includes(k)))) {
+            outcome.problems.push(`a refresh after drift of ${readable.join(", ")} found ${canonical(seen ?? "nothing")}`);
+          }
+          const back = (await engine.preview(program)).steps.find((st) => st.name === name);
+          if (readable.length && (!back || back.op === "same" || !Object.keys(back.detailedDiff ?? {}).some((k) => readable.includes(k)))) {
+            outcome.problems.push(`after drift a preview of the program plans ${canonical(back ?? "nothing")}`);
+          }
+          await engine.up(program);
+        };
         break;
       }
     }
@@ -305,10 +424,15 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       if (fault.skip > 0) server.faults.inject({ times: fault.skip, match: fault.match });
       server.faults.inject({ times: 1, match: fault.match, ...fault.kind.fault });
     }
+    let result: unknown;
     const first = await run().then(
-      () => undefined,
+      (value) => {
+        result = value;
+        return undefined;
+      },
       (e: unknown) => e ?? new Error("failed"),
     );
+    if (!first && !options.fault) await afterRun(result);
     lane.servers.forEach((s) => s.faults.clear());
     outcome.requests = lane.servers.map((s) => [...s.log.entries]);
     let faulted: RequestRecord | undefined;

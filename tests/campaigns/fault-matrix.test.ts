@@ -4,12 +4,17 @@
  * can answer with. After at most one re-run without the fault, state and services agree, nothing
  * is duplicated, destroy leaves nothing behind, and every error names the resource, the request
  * and what to do, without a token.
+ *
+ * Both doors of the machines are covered: each step's clean run goes through the dynamic host and
+ * through the plugin (the two must send the same requests and leave the same objects), the plugin
+ * door's own steps (import by ID, refresh after drift) run clean, and the fault cases take the doors
+ * in turn, so the matrix costs what it cost with one door.
  */
 import { RequestRecord } from "../../emulator/common";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { registeredResources } from "../../resources/registry";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, Reference, runCase, StepName, stepsOf, targetsOf } from "./cases";
+import { Door, entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, pluginStepsOf, Reference, runCase, StepName, stepsOf, targetsOf } from "./cases";
 import { Lane, startLane } from "./services";
 
 /**
@@ -60,9 +65,12 @@ interface CaseResult {
   entry: Entry;
   step: StepName;
   kind: FaultKind;
+  door: Door;
   label: string;
   outcome: Outcome;
 }
+
+const DOORS: Door[] = ["dynamic", "plugin"];
 
 describe("fault matrix", () => {
   let postgres: EmbeddedPostgres;
@@ -80,10 +88,15 @@ describe("fault matrix", () => {
     postgres = await startEmbeddedPostgres();
     lanes = await Promise.all(Array.from({ length: LANES }, () => startLane({ postgresConnectionString: postgres.connectionString, timeoutSeconds: TIMEOUT_SECONDS })));
 
-    // Clean runs: what each step requests, and how many objects it leaves.
+    // Clean runs through each door: what each step requests, and how many objects it leaves; then the plugin door's own steps.
     const steps = all.flatMap((entry) => stepsOf(entry).map((step) => ({ entry, step })));
-    const cleanRuns = await onLanes(lanes, steps, (lane, { entry, step }, i) => runCase(lane, entry, step, `cln${i}x`), { ms: 60_000, late: () => lateOutcome() });
-    steps.forEach(({ entry, step }, i) => clean.set(`${entry.type} ${step}`, cleanRuns[i]));
+    const cleanJobs = [
+      ...DOORS.flatMap((door) => steps.map(({ entry, step }, i) => ({ entry, step, door, name: `cln${i}x` }))),
+      ...all.flatMap((entry) => pluginStepsOf(entry).map((step) => ({ entry, step, door: "plugin" as Door }))).map((job, i) => ({ ...job, name: `plg${i}x` })),
+    ];
+    const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: () => lateOutcome() });
+    cleanJobs.forEach(({ entry, step, door }, i) => clean.set(`${entry.type} ${step} ${door}`, cleanOutcomes[i]));
+    const cleanRuns = steps.map(({ entry, step }) => clean.get(`${entry.type} ${step} dynamic`)!);
 
     let turn = 0;
     let refusalTurn = 0;
@@ -103,6 +116,8 @@ describe("fault matrix", () => {
             .map((kind) => ({ entry, step, target, kind, reference, label: `${step} #${k + 1} ${describeRequest(target.record)} × ${kind.name}` })),
         );
     });
+    // The doors in turn: one case through the dynamic host, the next through the plugin.
+    const doorOf = (i: number): Door => DOORS[i % DOORS.length];
     type Case = (typeof cases)[number];
     const run = (group: { c: Case; i: number }[], on: Lane[] = lanes) =>
       onLanes(
@@ -110,6 +125,7 @@ describe("fault matrix", () => {
         group,
         (lane, { c, i }) =>
           runCase(lane, c.entry, c.step, `flt${i}x`, {
+            door: doorOf(i),
             reference: c.reference,
             fault: { service: c.target.service, match: c.target.match, skip: c.target.skip, kind: c.kind },
           }),
@@ -128,7 +144,7 @@ describe("fault matrix", () => {
       await Promise.all(used.map((lane) => lane.setTimeouts({ [prefix]: GIVE_UP_SECONDS })));
       record(group, await run(group, used));
     }
-    cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, kind: c.kind, label: c.label, outcome: outcomes[i] }));
+    cases.forEach((c, i) => results.push({ entry: c.entry, step: c.step, kind: c.kind, door: doorOf(i), label: `${c.label} (${doorOf(i)} door)`, outcome: outcomes[i] }));
   }, 20 * 60_000);
 
   afterAll(async () => {
@@ -140,8 +156,10 @@ describe("fault matrix", () => {
     const byStep = new Map<string, number>();
     for (const r of results) byStep.set(r.step, (byStep.get(r.step) ?? 0) + 1);
     const failedFirst = results.filter((r) => r.outcome.rerun).length;
+    const throughPlugin = results.filter((r) => r.door === "plugin").length;
     console.log(
-      `fault matrix: ${results.length} cases (${[...byStep].map(([step, n]) => `${n} ${step}`).join(", ")}; ${fired} faults met their request), ` +
+      `fault matrix: ${clean.size} clean runs (both doors, the plugin's import and drift included); ` +
+        `${results.length} cases (${[...byStep].map(([step, n]) => `${n} ${step}`).join(", ")}; ${throughPlugin} through the plugin; ${fired} faults met their request), ` +
         `${converged} converged, ${duplicates} duplicates, ${orphans} orphans, ${accounted} objects the provider said it could not remove, ` +
         `${failedFirst} runs failed and were run again`,
     );
@@ -152,9 +170,25 @@ describe("fault matrix", () => {
   const failures = (type: string) =>
     results.filter((r) => r.entry.type === type && r.outcome.problems.length).map((r) => `${r.label}: ${r.outcome.problems.join(" | ")}`);
 
-  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: clean runs of every step converge", (type) => {
+  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: clean runs of every step converge through both doors, the plugin's import and drift included", (type) => {
     const problems = [...clean.entries()].filter(([key, o]) => key.startsWith(`${type} `) && o.problems.length).map(([key, o]) => `${key}: ${o.problems.join(" | ")}`);
     expect(problems).toEqual([]);
+    // A type the run covers at all is covered through the plugin too.
+    const ran = [...clean.keys()].filter((k) => k.startsWith(`${type} `));
+    if (ran.length) expect(ran.filter((k) => k.endsWith(" plugin")).length).toBeGreaterThan(0);
+  });
+
+  test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: both doors send the same requests and leave as many objects", (type) => {
+    const differences: string[] = [];
+    for (const [key, dynamic] of clean) {
+      if (!key.startsWith(`${type} `) || !key.endsWith(" dynamic")) continue;
+      const plugin = clean.get(key.replace(/ dynamic$/, " plugin"))!;
+      const patterns = (o: Outcome, name: string) => targetsOf(o.requests, name).map((t) => `${t.service} ${t.match.source}`).sort();
+      const name = (o: Outcome) => o.caseName ?? "";
+      if (JSON.stringify(patterns(dynamic, name(dynamic))) !== JSON.stringify(patterns(plugin, name(plugin)))) differences.push(`${key}: requests differ`);
+      if (dynamic.afterStep !== plugin.afterStep || dynamic.afterDestroy !== plugin.afterDestroy) differences.push(`${key}: objects differ`);
+    }
+    expect(differences).toEqual([]);
   });
 
   test.each(registeredResources.map(({ spec }) => shortTypeOf(tokenOf(spec))))("%s: every fault case converges, without duplicates or orphans", (type) => {

@@ -12,7 +12,7 @@ import { startKeepClusters } from "../../emulator/keep/replication";
 import { cloudCredentialsAccess, registerCloudCredentialsEngine } from "../../emulator/keep/cloud-credentials";
 import { startMeshEmulator } from "../../emulator/mesh";
 import { startWorkspacesEmulator } from "../../emulator/workspaces";
-import { resolveServiceConfig } from "../../provider/config";
+import { pluginSettingName, resolveServiceConfig, ServiceModule } from "../../provider/config";
 import { createContext, OperationContext } from "../../provider/context";
 import { WorkspacesClient } from "../support/by-path";
 import type { ServiceServer } from "../../emulator/common";
@@ -28,7 +28,7 @@ export interface Lane {
   secrets: string[];
   /** Keys of every object the services hold now. */
   census(): Promise<Set<string>>;
-  /** What the provider host printed so far. */
+  /** What the providers printed or logged so far. */
   hostOutput(): string;
   /** The config prefix of each of `servers` (`keep`, `workspaces`, `mesh`, `keep-dr`). */
   servicePrefixes: string[];
@@ -76,7 +76,25 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     "mesh:token": mesh.rootToken,
     ...tuning("mesh"),
   };
-  const engine = new Engine({ project: "campaigns", config, secretConfig: ["keep:token", "keep-dr:token", "workspaces:token", "mesh:token"] });
+  // The plugin door's settings: the default connection's as `keepstack:` keys, the named cluster "dr"
+  // through its environment variables (the plugin has no keys for named clusters).
+  const pluginConfig = (from: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(from)
+        .filter(([key]) => /^(keep|workspaces|mesh):/.test(key))
+        .map(([key, value]) => {
+          const [service, setting] = key.split(":");
+          return [`keepstack:${pluginSettingName(service as ServiceModule, setting)}`, value];
+        }),
+    );
+  const drEnv = (from: Record<string, string>) => ({
+    KEEP_DR_ADDR: from["keep-dr:address"],
+    KEEP_DR_TOKEN: from["keep-dr:token"],
+    KEEP_DR_RETRY_BASE_MS: from["keep-dr:retryBaseDelayMs"],
+    KEEP_DR_TIMEOUT: from["keep-dr:timeoutSeconds"],
+  });
+  const secretConfig = ["keep:token", "keep-dr:token", "workspaces:token", "mesh:token", "keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
+  const engine = new Engine({ project: "campaigns", config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig });
 
   // Keep objects are followed as they change; the other services are read through their APIs.
   const keepObjects = new Set<string>();
@@ -117,12 +135,12 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     servers,
     secrets: [keep.rootToken, dr.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
     census,
-    hostOutput: () => ((engine as unknown as { host?: { stderr: string[] } }).host?.stderr ?? []).join("\n"),
+    hostOutput: () => engine.diagnostics().join("\n"),
     servicePrefixes,
     setTimeouts: async (timeouts) => {
       const changed = { ...config };
       for (const [prefix, seconds] of Object.entries(timeouts)) changed[`${prefix}:timeoutSeconds`] = String(seconds);
-      await engine.setConfig(changed);
+      await engine.setConfig({ ...changed, ...pluginConfig(changed) }, drEnv(changed));
     },
     close: async () => {
       await engine.close();

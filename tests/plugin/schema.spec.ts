@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { z } from "zod";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS, ServiceModule } from "../../provider/config";
 import { isOperationSpec, shortTypeOf, tokenOf } from "../../provider/spec";
 import { functionLoaders, functionTokenOfPath } from "../../resources/catalog";
@@ -80,7 +81,7 @@ describe("schema.json", () => {
     const replacing = isOperationSpec(spec) ? [...inputKeys.filter((k) => k !== spec.undo?.input), "triggers"] : [...(spec.replaceOnChanges ?? [])];
     expect(declared.sort()).toEqual(replacing.sort());
     // A required input is one the schema of its spec refuses to go without.
-    for (const key of r.requiredInputs ?? []) expect([key, spec.inputs.shape[key].safeParse(undefined).success]).toEqual([key, false]);
+    for (const key of r.requiredInputs ?? []) expect([key, (spec.inputs.shape[key] as unknown as z.ZodType).safeParse(undefined).success]).toEqual([key, false]);
   });
 
   test("a fixed set of values is an enum: the RGP policy's enforcement level, the workspace's execution mode", () => {

@@ -40,6 +40,19 @@ export const pluginToken = (type: string): string => `keepstack:${type}`;
 
 export type PluginResource = pulumi.CustomResource & Record<string, pulumi.Output<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The class a generated SDK derives for each resource; ours takes the token as an argument. */
+class GeneratedResource extends pulumi.CustomResource {
+  constructor(token: string, name: string, props: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
+    super(token, name, props, opts);
+  }
+}
+
+class GeneratedProvider extends pulumi.ProviderResource {
+  constructor(name: string, props: Record<string, unknown>, opts: pulumi.ResourceOptions) {
+    super("keepstack", name, props, opts);
+  }
+}
+
 /**
  * A resource of the plugin, as a generated SDK declares it. Keys the schema does not have go on as
  * given, so a check that names them can be tested (a generated SDK would not compile them).
@@ -54,7 +67,7 @@ export function pluginResource(type: string, name: string, args: Record<string, 
   const secretOutputs = Object.entries(spec.properties)
     .filter(([, p]) => p.secret)
     .map(([key]) => key);
-  return new pulumi.CustomResource(token, name, props, { ...opts, additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...secretOutputs] }) as PluginResource;
+  return new GeneratedResource(token, name, props, { ...opts, additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...secretOutputs] }) as PluginResource;
 }
 
 /** An explicit provider of the plugin (`pulumi:providers:keepstack`), as a generated SDK declares it. */
@@ -62,7 +75,7 @@ export function pluginProvider(name: string, args: Record<string, unknown>, opts
   const spec = pluginSchema().provider.inputProperties;
   const props: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) props[key] = value !== undefined && spec[key]?.secret ? pulumi.secret(value) : value;
-  return new pulumi.ProviderResource("keepstack", name, props, opts);
+  return new GeneratedProvider(name, props, opts);
 }
 
 /** A function of the plugin (`keep:transformEncode`), invoked as a generated SDK invokes it. */

@@ -189,10 +189,9 @@ describe("keep.cloud configuration and roles", () => {
     stack.keep.objects.change({ mount: MOUNT, kind: "roles", name: "found" }, { invalid_data: "arn:aws:iam::123456789012:group/old" });
     await stack.engine.refresh();
     // The host's stderr arrives on its own stream, possibly after the refresh's answer.
-    const host = (stack.engine as unknown as { host: { stderr: string[] } }).host;
     const warning = /keep:CloudRole "cloud\/roles\/found": the service holds data of this role that an earlier version could not upgrade \(invalid_data: a legacy arn \(arn:aws:iam::123456789012:group\/old\)\)/;
     const printed = await waitFor({
-      probe: async () => host.stderr.join("\n"),
+      probe: async () => stack.engine.diagnostics().join("\n"),
       done: (text) => warning.test(text),
       timeoutMs: 10_000,
       describe: "the invalid_data warning",
