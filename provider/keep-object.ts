@@ -348,7 +348,11 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     },
     async update(ctx, id, values, olds) {
       declaration.onWrite?.(ctx, values as Out<S>, olds as Out<S>);
-      const answer = await write(ctx, id, values);
+      // An input the program stopped declaring: a write that leaves it out keeps the service's value,
+      // so the write sends the value the service reports by default instead (a perpetual diff otherwise).
+      const defaults = (typeof declaration.serviceDefaults === "function" ? declaration.serviceDefaults(olds) : declaration.serviceDefaults ?? {}) as Record<string, unknown>;
+      const cleared = Object.fromEntries(Object.entries(defaults).filter(([key]) => (values as Record<string, unknown>)[key] === undefined && olds[key] !== undefined));
+      const answer = await write(ctx, id, { ...values, ...cleared });
       return readAfterWrite && !answer ? computedOf(await read(ctx, id)) : computedOf(answer ?? {});
     },
     async delete(ctx, id, state) {

@@ -156,6 +156,16 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
   const replaceKeys = new Set<string>(spec.replaceOnChanges ?? []);
   const writeOnly = new Set<string>(spec.writeOnly ?? []);
   const effective = (spec.effective ?? {}) as Record<string, string | undefined>;
+  /**
+   * The values the schema gives inputs a program leaves out: a read by ID alone (an import) has no
+   * prior inputs, so an input the service does not report reads as its default, as a check of the
+   * inputs that read answers would make it (they then compare equal).
+   */
+  const defaults: Props = {};
+  for (const key of inputKeys) {
+    const parsed = (spec.inputs.shape[key] as z.ZodType).safeParse(undefined);
+    if (parsed.success && parsed.data !== undefined) defaults[key] = parsed.data;
+  }
   const normalizers = (spec.normalize ?? {}) as Record<string, ((v: unknown) => unknown) | undefined>;
 
   const parse = (props: Props): Props => {
@@ -323,7 +333,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       }
       // An empty ID tells the engine the object is gone.
       if (!found) return { id: "", props: {} };
-      const inputs: Props = { ...prior, ...spec.fromId(id), ...found.inputs };
+      const inputs: Props = { ...defaults, ...prior, ...spec.fromId(id), ...found.inputs };
       for (const key of writeOnly) if (prior[key] !== undefined) inputs[key] = prior[key];
       return { id: found.id ?? id, props: outputsOf(inputs, found.computed) };
     },

@@ -4,6 +4,7 @@
  * request of that step, at most one re-run, then the checks that state and services agree, and a
  * destroy that must leave nothing of the case behind. The fault matrix and the check fuzz share it.
  */
+import * as pulumi from "@pulumi/pulumi";
 import * as pkg from "pulumi-keepstack";
 import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
 import { nameSettingsAs } from "../../provider/config";
@@ -266,9 +267,6 @@ export interface CaseOptions {
   refusal?: (message: string) => boolean;
 }
 
-/** Inputs the service never shows (credentials): a read keeps what state holds, an import cannot know them. */
-const writeOnlyOf = (spec: AnySpec): string[] => (isOperationSpec(spec) ? [] : [...(spec.writeOnly ?? [])]);
-
 /**
  * What the plugin's detailed diff of an update or a replacement should say: each input whose value
  * changed, `add`, `delete` or `update`, `-replace` for the inputs that replace (every input of an
@@ -322,8 +320,11 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
     const door = options.door ?? "dynamic";
     const declare = (values: SampleInputs): Program => () => {
       const out = prerequisites();
-      if (door === "plugin") pluginResource(entry.type, name, values);
-      else new Resource(name, values);
+      // The inputs name the prerequisites by the plain values of an earlier run: the resource depends
+      // on them as a program passing their outputs would, so it is deleted before them.
+      const dependsOn = Object.values((out ?? {}) as Record<string, unknown>).flatMap((v) => (pulumi.Output.isInstance(v) ? [...(v as unknown as { resources(): Set<pulumi.Resource> }).resources()] : []));
+      if (door === "plugin") pluginResource(entry.type, name, values, { dependsOn });
+      else new Resource(name, values, { dependsOn });
       return out;
     };
     /** Checks of the step's own result, made once it ran without a fault. */
@@ -366,23 +367,24 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         // The object stays on the service; a stack that never had it imports it by its ID alone.
         const held = resourceOf(engine, entry, door, name);
         program = declare(inputs);
+        /** The inputs the import could not answer. */
+        let added: string[] = [];
         run = async () => {
           engine.state.delete(held.urn);
           const imported = await engine.import([{ type: tokenThrough(entry, door), name, id: held.id }]);
-          // The program the CLI writes from the answer, and the credentials the service never shows, which the user adds.
-          const writeOnly = writeOnlyOf(entry.spec);
-          const given = Object.fromEntries(Object.entries(inputs).filter(([k]) => writeOnly.includes(k)));
-          program = declare({ ...imported.resources[0].inputs, ...given });
+          // The program the CLI writes from the answer, and what the service never shows (credentials), which the user adds.
+          const answered = imported.resources[0].inputs;
+          added = Object.keys(inputs).filter((k) => inputs[k] !== undefined && answered[k] === undefined);
+          program = declare({ ...answered, ...Object.fromEntries(added.map((k) => [k, inputs[k]])) });
           return imported;
         };
         afterRun = async () => {
-          // A credential the service never shows is written once, by the first up after the import.
+          // What the service never shows is written once, by the first up after the import.
           const planned = (await engine.preview(program)).steps.filter((st) => st.op !== "same");
-          const writeOnly = writeOnlyOf(entry.spec).filter((k) => inputs[k] !== undefined);
-          const expected = writeOnly.length ? [{ op: "update", kinds: Object.fromEntries(writeOnly.map((k) => [k, "add"])) }] : [];
+          const expected = added.length ? [{ op: "update", kinds: Object.fromEntries(added.map((k) => [k, "add"])) }] : [];
           const got = planned.map((st) => ({ op: st.op, kinds: st.detailedDiff ?? {} }));
           if (canonical(got) !== canonical(expected)) outcome.problems.push(`after the import a preview plans ${canonical(got)}, not ${canonical(expected)}`);
-          if (writeOnly.length) await engine.up(program);
+          if (added.length) await engine.up(program);
         };
         break;
       }

@@ -2,20 +2,24 @@
  * Fuzz of every registered resource's `check` and `diff` (fast-check, seeded): wrong types, missing
  * and extra keys, odd and long strings, nulls, arrays and objects where they do not belong, and the
  * preview's unknown value at any depth. `check` never throws, and each failure names an input (or a
- * path inside one) and says why; `diff` never throws. Both run under a context whose service clients
- * throw, so they provably call no service. Then inputs `check` accepts, one field of a sample
- * changed, are applied through the provider host: the up converges, or the service refuses it
- * naming the property; never a crash.
+ * path inside one) and says why; `diff` never throws. Half the inputs go to the machine under a
+ * context whose service clients throw, so they provably call no service; the other half through the
+ * plugin door's handlers (the protocol's messages, secrets and unknowns translated), configured with
+ * addresses where a listener counts every connection: none may come. Then inputs `check` accepts,
+ * one field of a sample changed, are applied through the doors in turn: the up converges, or the
+ * service refuses it naming the property; never a crash.
  */
+import * as net from "node:net";
 import fc from "fast-check";
 import { machineOf } from "../../provider/machines";
 import { Machine } from "../../provider/machine";
 import { UNKNOWN } from "../../provider/unknowns";
 import { AnySpec, isOperationSpec } from "../../provider/spec";
 import { throwingContext } from "../support/contexts";
+import { InProcessDoor } from "../support/plugin-door";
 import { sampleFor } from "../support/samples";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
-import { entries, Entry, expectSample, onLanes, registeredTypes, runCase } from "./cases";
+import { Door, entries, Entry, expectSample, onLanes, registeredTypes, runCase } from "./cases";
 import { Lane, startLane } from "./services";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -109,19 +113,38 @@ interface Counts {
 
 const inputKeysOf = (spec: AnySpec): string[] => Object.keys(spec.inputs.shape);
 
-async function fuzzCheck(entry: Entry, seed: number): Promise<Counts> {
+/** `check` and `diff` of a type through one door: the machine itself, or the plugin's handlers. */
+interface CheckDoor {
+  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }>;
+  diff(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<unknown>;
+}
+
+const machineDoor = (entry: Entry): CheckDoor => {
   const machine: Machine = machineOf(entry.spec, context);
+  return { check: (olds, news) => machine.check(olds, news), diff: (olds, news) => machine.diff("id", olds, news) };
+};
+
+/** A stack config reference of the samples, as the plugin takes it: a key of its own configuration. */
+const pluginReferences = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value ?? null).replace(/"fromConfig":"app:secret"/g, '"fromConfig":"keepstack:appSecret"'));
+
+const pluginDoor = (entry: Entry, door: InProcessDoor): CheckDoor => ({
+  check: (olds, news) => door.check(entry.type, olds, pluginReferences(news) as Record<string, unknown>),
+  diff: (olds, news) => door.diff(entry.type, "id", olds, news),
+});
+
+async function fuzzCheck(entry: Entry, seed: number, door: CheckDoor, runs: number): Promise<Counts> {
   const sample = sampleFor(entry.type);
   const keys = inputKeysOf(entry.spec);
   const counts: Counts = { tried: 0, throws: 0, accepted: 0, badFailures: [] };
   // Olds as state holds them: the checked sample inputs.
-  const olds = (await machine.check({}, sample.inputs)).inputs;
+  const olds = (await door.check({}, sample.inputs)).inputs;
   await fc.assert(
     fc.asyncProperty(mutatedInputs(sample.inputs, keys), fc.boolean(), async (news, inState) => {
       counts.tried++;
       let result;
       try {
-        result = await machine.check(inState ? olds : {}, news);
+        result = await door.check(inState ? olds : {}, news);
       } catch (e) {
         counts.throws++;
         throw new Error(`check threw: ${(e as Error).stack}`);
@@ -137,14 +160,14 @@ async function fuzzCheck(entry: Entry, seed: number): Promise<Counts> {
         }
       }
       try {
-        await machine.diff("id", { ...olds, __provider: "x" }, news);
-        await machine.diff("id", { ...olds }, result.inputs);
+        await door.diff({ ...olds, __provider: "x" }, news);
+        await door.diff({ ...olds }, result.inputs);
       } catch (e) {
         counts.throws++;
         throw new Error(`diff threw: ${(e as Error).stack}`);
       }
     }),
-    { seed, numRuns: RUNS_PER_RESOURCE },
+    { seed, numRuns: runs },
   );
   return counts;
 }
@@ -165,8 +188,29 @@ describe("check fuzz", () => {
   const applied = { tried: 0, accepted: 0, applied: 0, converged: 0, failures: [] as string[] };
   let postgres: EmbeddedPostgres;
   let lanes: Lane[] = [];
+  /** Where the plugin door's settings point: a listener that counts connections, of which there must be none. */
+  let listener: net.Server;
+  let connections = 0;
+  let door: InProcessDoor;
+  const savedEnv = process.env.APP_SECRET;
+
+  beforeAll(async () => {
+    listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    const port = await new Promise<number>((resolve) => listener.listen(0, "127.0.0.1", () => resolve((listener.address() as net.AddressInfo).port)));
+    const address = `http://127.0.0.1:${port}`;
+    // The samples' environment reference; the plugin reads the environment of its own process.
+    process.env.APP_SECRET = "local-secret";
+    door = new InProcessDoor();
+    await door.configure({ keepAddress: address, workspacesAddress: address, meshAddress: address, appSecret: "local-secret" });
+  });
 
   afterAll(async () => {
+    if (savedEnv === undefined) delete process.env.APP_SECRET;
+    else process.env.APP_SECRET = savedEnv;
+    await new Promise((resolve) => listener?.close(resolve));
     const total = [...counts.values()].reduce((a, c) => ({ tried: a.tried + c.tried, throws: a.throws + c.throws, accepted: a.accepted + c.accepted }), { tried: 0, throws: 0, accepted: 0 });
     console.log(
       `check fuzz (seed ${SEED}): ${total.tried} inputs tried, ${total.throws} throws, ${total.accepted} accepted; ` +
@@ -180,19 +224,25 @@ describe("check fuzz", () => {
     expectSample(type);
   });
 
-  test.each(all.map((e) => [e.type, e] as const))("%s: check never throws, every failure names an input and a reason; diff never throws", async (_type, entry) => {
+  test.each(all.map((e) => [e.type, e] as const))("%s: check never throws, every failure names an input and a reason; diff never throws; through the machine and the plugin door", async (_type, entry) => {
     const seed = SEED + all.indexOf(entry);
-    let result: Counts;
-    try {
-      result = await fuzzCheck(entry, seed);
-    } catch (e) {
-      const cause = (e as Error & { cause?: Error }).cause;
-      throw new Error(`seed ${seed} (FUZZ_SEED=${SEED}): ${(e as Error).message}\n${cause?.message ?? ""}`);
+    const half = RUNS_PER_RESOURCE / 2;
+    const results: Counts[] = [];
+    for (const [which, through] of [["machine", machineDoor(entry)], ["plugin door", pluginDoor(entry, door)]] as const) {
+      try {
+        results.push(await fuzzCheck(entry, which === "machine" ? seed : seed + 7919, through, half));
+      } catch (e) {
+        const cause = (e as Error & { cause?: Error }).cause;
+        throw new Error(`${which}, seed ${seed} (FUZZ_SEED=${SEED}): ${(e as Error).message}\n${cause?.message ?? ""}`);
+      }
     }
+    const result = results.reduce((a, c) => ({ tried: a.tried + c.tried, throws: a.throws + c.throws, accepted: a.accepted + c.accepted, badFailures: [...a.badFailures, ...c.badFailures] }));
     counts.set(entry.type, result);
     expect(result.throws).toBe(0);
     expect(result.badFailures.slice(0, 5)).toEqual([]);
     expect(result.tried).toBe(RUNS_PER_RESOURCE);
+    // Preview through the plugin reached no service.
+    expect(connections).toBe(0);
   });
 
   test("accepted one-field changes of each sample, applied through the provider host, converge or are refused naming the property", async () => {
@@ -203,7 +253,10 @@ describe("check fuzz", () => {
     await onLanes(lanes, jobs, async (lane, { entry, pick }, i) => {
       const machine = machineOf(entry.spec, () => throwingContext());
       let changedKey = "";
+      // The doors in turn.
+      const through: Door = i % 2 ? "plugin" : "dynamic";
       const outcome = await runCase(lane, entry, "create", `fz${i}x`, {
+        door: through,
         inputs: (inputs) => {
           const keys = Object.keys(inputs).filter((k) => k !== "name" || isOperationSpec(entry.spec));
           changedKey = keys[pick[0] % keys.length];
@@ -224,7 +277,7 @@ describe("check fuzz", () => {
       if (outcome.skipped) return;
       applied.applied++;
       if (outcome.problems.length === 0) applied.converged++;
-      else applied.failures.push(`${entry.type} ${changedKey}: ${outcome.problems.join(" | ").slice(0, 600)}`);
+      else applied.failures.push(`${entry.type} ${changedKey} (${through} door): ${outcome.problems.join(" | ").slice(0, 600)}`);
     });
     expect(applied.failures).toEqual([]);
     // Most plausible one-field changes pass preview and reach the service (seed 20261123: 221 of 320):
