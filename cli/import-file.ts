@@ -4,6 +4,7 @@
  * plugin (`Read` by ID alone answers its inputs) and writes the program in the project's language.
  * Only names and IDs are written: no input, so no secret value.
  */
+import { z } from "zod";
 import { PLUGIN_PACKAGE } from "../provider/config";
 import { shortTypeOf, tokenOf } from "../provider/spec";
 import { ImportedObject, readableNameOf } from "./program-text";
@@ -59,11 +60,13 @@ export function importFile(objects: ImportedObject[], options: ImportFileOptions
   return { ...(Object.keys(nameTable).length ? { nameTable } : {}), resources };
 }
 
-/** What the imported program still needs: the inputs a service never returns, per object. */
+/** What the imported program still needs: the inputs a service never returns (credentials), per object. */
 export function inputsToAdd(objects: ImportedObject[]): string[] {
   const notes: string[] = [];
   for (const object of objects) {
-    const missing = (object.spec.writeOnly ?? []).filter((key) => object.inputs[key] === undefined);
+    const shape = object.spec.inputs.shape as Record<string, z.ZodType>;
+    const required = (key: string) => !shape[key].safeParse(undefined).success;
+    const missing = Object.keys(shape).filter((key) => object.inputs[key] === undefined && ((object.spec.writeOnly ?? []).includes(key as never) || required(key)));
     if (missing.length) notes.push(`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))} "${object.id}": the service never returns ${missing.join(", ")}; add ${missing.length === 1 ? "it" : "them"} to the program pulumi import writes (a reference such as { fromEnv: "NAME" } keeps the value out of the state)`);
   }
   return notes;

@@ -1,15 +1,17 @@
 /**
  * `pulumi-keepstack import`: reads objects that already exist on a service and prints the TypeScript
  * that declares them with `adopt: true`, so a program can take them over (the Pulumi CLI's own
- * import cannot serve dynamic resources). `import --all` takes every listable object of every
- * configured service at once. Settings come from the environment (KEEP_ADDR, ...) and
- * `--config key=value`, as for the provider.
+ * import cannot serve dynamic resources); or, with `--format pulumi-import`, the file that
+ * `pulumi import --file` takes, so the CLI adopts them through the keepstack plugin into a program
+ * of any language. `import --all` takes every listable object of every configured service at once.
+ * Settings come from the environment (KEEP_ADDR, ...) and `--config key=value`, as for the provider.
  */
 import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
 import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { allSpecs } from "../resources/registry";
 import { importAll, LeftOut, leftOutSummary, requireNamespace } from "./import-all";
+import { importFile, inputsToAdd } from "./import-file";
 import { configCommands, ImportedObject, renderProgram } from "./program-text";
 import * as fs from "node:fs";
 
@@ -79,7 +81,12 @@ export function addImportCommands(program: Command): void {
     .option("--config-commands <file>", "write the `pulumi config set` commands the program needs (values left to fill in) to this file instead of standard error")
     .option("--secrets-file <file>", "write the `pulumi config set --secret` commands with the secret values the service returned to this file (mode 0600); without it no secret value is written anywhere")
     .option("--concurrency <n>", "reads in flight at once", "8")
-    .action(async (type: string | undefined, ids: string[], opts: { all?: boolean; config: string[]; configCommands?: string; secretsFile?: string; concurrency: string }) => {
+    .option("--format <format>", "typescript: a program declaring the objects with adopt: true; pulumi-import: the file `pulumi import --file` takes, for programs in any language through the keepstack plugin", "typescript")
+    .option("--provider-urn <urn>", "pulumi-import: the URN of an explicit keepstack provider to read the objects through (a second cluster)")
+    .option("--parent-urn <urn>", "pulumi-import: the URN of a component the imported resources become children of")
+    .action(async (type: string | undefined, ids: string[], opts: { all?: boolean; config: string[]; configCommands?: string; secretsFile?: string; concurrency: string; format: string; providerUrn?: string; parentUrn?: string }) => {
+      if (opts.format !== "typescript" && opts.format !== "pulumi-import") throw new Error(`--format takes typescript or pulumi-import, got "${opts.format}"`);
+      if (opts.format !== "pulumi-import" && (opts.providerUrn || opts.parentUrn)) throw new Error("--provider-urn and --parent-urn go with --format pulumi-import");
       let objects: ImportedObject[];
       const leftOut: LeftOut[] = [];
       if (type === undefined) {
@@ -103,6 +110,14 @@ export function addImportCommands(program: Command): void {
         }
         if (ids.length === 0) throw new Error("give the IDs to import, or --all");
         objects = await importObjects(ctx, spec, ids);
+      }
+      if (opts.format === "pulumi-import") {
+        // Names, types and IDs only: the plugin reads each object when `pulumi import --file` runs.
+        process.stdout.write(`${JSON.stringify(importFile(objects, { providerUrn: opts.providerUrn, parentUrn: opts.parentUrn }), null, 2)}\n`);
+        const notes = inputsToAdd(objects);
+        if (notes.length) process.stderr.write(`\n${notes.join("\n")}\n`);
+        if (leftOut.length) process.stderr.write(`\n${leftOutSummary(leftOut)}`);
+        return;
       }
       const { text, settings } = renderProgram(objects);
       process.stdout.write(text);
