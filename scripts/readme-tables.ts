@@ -10,8 +10,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
-import { SETTINGS } from "../provider/config";
-import { AnySpec, isOperationSpec, ServiceModule, tokenOf } from "../provider/spec";
+import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS } from "../provider/config";
+import { AnySpec, isOperationSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/registry";
 
 const repoRoot = path.resolve(__dirname, "..");
@@ -32,9 +32,15 @@ const code = (text: string) => `\`${text}\``;
 
 export function configurationTable(): string {
   const rows = (Object.keys(SETTINGS) as ServiceModule[]).flatMap((service) =>
-    SETTINGS[service].map((s) => [code(`${service}:${s.key}`), s.env ? code(s.env) : "", s.default !== undefined ? code(s.default) : "", s.description]),
+    SETTINGS[service].map((s) => [
+      code(`${service}:${s.key}`),
+      code(`${PLUGIN_PACKAGE}:${pluginSettingName(service, s.key)}`),
+      s.env ? code(s.env) : "",
+      s.default !== undefined ? code(s.default) : "",
+      s.description,
+    ]),
   );
-  return table(["stack config key", "environment variable", "default", "what"], rows);
+  return table(["stack config key", "the plugin's key", "environment variable", "default", "what"], rows);
 }
 
 /** The JSDoc of each exported class, by export path (`keep.AclPolicy`), read from the sources. */
@@ -82,16 +88,19 @@ function resourceRow(exportPath: string, spec: AnySpec, doc: string): string[] {
   const split = splitDoc(doc);
   const description = split.description || spec.description || "";
   if (isOperationSpec(spec)) {
-    return [code(exportPath), description, code(tokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", listOf(spec.secretOutputs)];
+    return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", listOf(spec.secretOutputs)];
   }
   if (!split.id) throw new Error(`${exportPath}: its class JSDoc must say the form of its ID ("ID: the name, or \`<namespace>:<name>\`.")`);
-  return [code(exportPath), description, code(tokenOf(spec)), split.id, listOf(spec.replaceOnChanges), listOf(spec.secretOutputs)];
+  return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id, listOf(spec.replaceOnChanges), listOf(spec.secretOutputs)];
 }
+
+/** The plugin's token of a type: `keepstack:keep:AclPolicy`. */
+const pluginTokenOf = (spec: AnySpec) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(spec))}`;
 
 export function resourceTable(): string {
   const docs = classDocs(registeredResources.map((r) => r.path));
   const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
-  return table(["resource", "what", "type token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "secret outputs"], rows);
+  return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "secret outputs"], rows);
 }
 
 /** Replaces the text between `<!-- generated:<name> -->` and `<!-- /generated:<name> -->`. */

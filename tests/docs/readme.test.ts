@@ -23,15 +23,15 @@ test.each(GENERATED_PAGES.map((p) => [path.basename(p.path), p] as const))("%s h
   }
 });
 
-test("the configuration table has one row per setting, with its key, variable and default", () => {
+test("the configuration table has one row per setting, with its key, the plugin's key, variable and default", () => {
   const rows = configurationTable().split("\n").slice(2);
   expect(rows).toHaveLength(Object.values(SETTINGS).flat().length);
   expect(rows).toContain(
-    "| `keep:maxRetries` | `KEEP_MAX_RETRIES` | `4` | retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30) |",
+    "| `keep:maxRetries` | `keepstack:keepMaxRetries` | `KEEP_MAX_RETRIES` | `4` | retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30) |",
   );
 });
 
-test("the resource table has one row per registered resource: class, token, ID form", () => {
+test("the resource table has one row per registered resource: class, both doors' tokens, ID form", () => {
   const rows = resourceTable().split("\n").slice(2);
   expect(rows).toHaveLength(registeredResources.length);
   for (const [i, { path, spec }] of registeredResources.entries()) {
@@ -39,7 +39,7 @@ test("the resource table has one row per registered resource: class, token, ID f
     expect(rows[i]).toContain(`| \`${tokenOf(spec)}\` |`);
   }
   expect(rows[0]).toBe(
-    "| `keep.AclPolicy` | An ACL policy of the secrets service. | `pulumi-nodejs:dynamic/keep:AclPolicy` | the name, or `<namespace>:<name>` | `name`, `namespace`, `cluster` | none |",
+    "| `keep.AclPolicy` | An ACL policy of the secrets service. | `pulumi-nodejs:dynamic/keep:AclPolicy` | `keepstack:keep:AclPolicy` | the name, or `<namespace>:<name>` | `name`, `namespace`, `cluster` | none |",
   );
 });
 
