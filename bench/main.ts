@@ -17,6 +17,10 @@
  *   same requests with `http.request`, nothing else) in its own host: the floor the host itself sets,
  *   and how far above it the package is (best round over best round); hostCpuOverBarePaired, the
  *   median of the two hosts' ratio round by round, which a busy machine moves less;
+ * - pluginHostCpuMsPerOperation, pluginHostCpuOverBare, pluginApplyRatio: the same run through the
+ *   provider plugin (`pulumi-resource-keepstack`, the plugin door to the same machines), in the same
+ *   rounds as the dynamic host and the bare provider; pluginRequests: HTTP requests per operation of
+ *   one policy declared with the plugin's token (preview, create, update, refresh, delete);
  * - programApplyRatio: the same, but running a Pulumi program through the whole harness (the SDK's
  *   runtime registering each resource, then the host): what a user's `up` + `destroy` costs here;
  * - upload: streaming upload of a configuration version (peak RSS growth, throughput next to
@@ -27,6 +31,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
 import { Command } from "commander";
 import { startKeepEmulator, KeepEmulator } from "../emulator/keep";
 import { Engine } from "../harness/engine";
@@ -39,6 +44,15 @@ import { bareProviderText } from "./bare-provider";
 const exampleDir = path.join(__dirname, "..", "..", "examples", "quickstart");
 const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
 
+function pluginEngineFor(emu: KeepEmulator): Engine {
+  return new Engine({
+    project: "keepstack-bench",
+    cwd: exampleDir,
+    config: { "keepstack:keepAddress": emu.url, "keepstack:keepToken": emu.rootToken },
+    secretConfig: ["keepstack:keepToken"],
+  });
+}
+
 function engineFor(emu: KeepEmulator, parallel: number): Engine {
   return new Engine({
     project: "keepstack-bench",
@@ -49,10 +63,18 @@ function engineFor(emu: KeepEmulator, parallel: number): Engine {
   });
 }
 
-async function measureRequests(emu: KeepEmulator) {
-  const engine = engineFor(emu, 16);
+/** A policy declared with the plugin's token, as an SDK generated from the plugin's schema declares it. */
+class PluginAclPolicy extends pulumi.CustomResource {
+  constructor(name: string, args: { name: string; policy: string }) {
+    super("keepstack:keep:AclPolicy", name, { ...args, namespace: undefined, cluster: undefined, adopt: undefined });
+  }
+}
+
+async function measureRequests(emu: KeepEmulator, door: "dynamic" | "plugin" = "dynamic") {
+  const engine = door === "plugin" ? pluginEngineFor(emu) : engineFor(emu, 16);
   const program = (policy: string) => () => {
-    new keep.AclPolicy("bench", { name: "bench", policy });
+    if (door === "plugin") new PluginAclPolicy("bench", { name: "bench", policy });
+    else new keep.AclPolicy("bench", { name: "bench", policy });
   };
   const count = async (op: () => Promise<unknown>) => {
     emu.log.clear();
@@ -129,13 +151,16 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
   const names = Array.from({ length: count }, (_, i) => `bench-${i}`);
   const config = { "keep:address": emu.url, "keep:token": emu.rootToken };
   const client = new KeepClient(resolveServiceConfig("keep", (k) => (config as Record<string, string>)[k], {}));
-  const urn = (name: string) => `urn:pulumi:bench::keepstack-bench::pulumi-nodejs:dynamic/keep:AclPolicy::${name}`;
+  const dynamicUrn = (name: string) => `urn:pulumi:bench::keepstack-bench::pulumi-nodejs:dynamic/keep:AclPolicy::${name}`;
+  const pluginUrn = (name: string) => `urn:pulumi:bench::keepstack-bench::keepstack:keep:AclPolicy::${name}`;
+  const path = (host: ProviderHost, text: string | undefined, urn: (name: string) => string) => ({ host, text, urn, seconds: Infinity, cpuMs: Infinity, rounds: [] as number[] });
   const hosts = {
-    ours: { text: providerText, host: await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), seconds: Infinity, cpuMs: Infinity, rounds: [] as number[] },
-    bare: { text: bareProviderText(emu.url, emu.rootToken), host: await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), seconds: Infinity, cpuMs: Infinity, rounds: [] as number[] },
+    ours: path(await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), providerText, dynamicUrn),
+    bare: path(await ProviderHost.start({ cwd: exampleDir, project: "keepstack-bench" }), bareProviderText(emu.url, emu.rootToken), dynamicUrn),
+    plugin: path(await ProviderHost.startPlugin({ cwd: exampleDir, project: "keepstack-bench" }), undefined, pluginUrn),
   };
-  const throughHost = async ({ host, text }: { host: ProviderHost; text: string }) => {
-    const props = (name: string) => ({ name, policy: POLICY, __provider: text });
+  const throughHost = async ({ host, text, urn }: { host: ProviderHost; text?: string; urn: (name: string) => string }) => {
+    const props = (name: string) => ({ name, policy: POLICY, ...(text ? { __provider: text } : {}) });
     await pool(names, parallel, async (n) => {
       const checked = await host.check(urn(n), {}, props(n));
       await host.create(urn(n), checked.inputs);
@@ -150,7 +175,9 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
   const operations = 3 * count;
   let directSeconds = Infinity;
   try {
-    for (const path of Object.values(hosts)) await path.host.configure(config);
+    await hosts.ours.host.configure(config);
+    await hosts.bare.host.configure(config);
+    await hosts.plugin.host.configure({ keepAddress: emu.url, keepToken: emu.rootToken });
     for (let round = 0; round < rounds + 2; round++) {
       // The first two rounds warm every path (JIT, connections) and are not counted.
       for (const path of Object.values(hosts)) {
@@ -185,6 +212,11 @@ async function measureHostApplyRatio(emu: KeepEmulator, count: number, parallel:
     bareHostCpuMsPerOperation: hosts.bare.cpuMs / operations,
     hostCpuOverBare: hosts.ours.cpuMs / hosts.bare.cpuMs,
     hostCpuOverBarePaired: median(hosts.ours.rounds.map((cpu, round) => cpu / hosts.bare.rounds[round])),
+    pluginHostSeconds: hosts.plugin.seconds,
+    pluginApplyRatio: hosts.plugin.seconds / directSeconds,
+    pluginHostCpuMsPerOperation: hosts.plugin.cpuMs / operations,
+    pluginHostCpuOverBare: hosts.plugin.cpuMs / hosts.bare.cpuMs,
+    pluginHostCpuOverBarePaired: median(hosts.plugin.rounds.map((cpu, round) => cpu / hosts.bare.rounds[round])),
   };
 }
 
@@ -247,7 +279,8 @@ async function main(): Promise<void> {
   const result: Record<string, unknown> = {};
   try {
     const { requests, shimBytes, providerText } = await measureRequests(emu);
-    Object.assign(result, { shimBytes, requests });
+    const pluginRequests = (await measureRequests(emu, "plugin")).requests;
+    Object.assign(result, { shimBytes, requests, pluginRequests });
     const apply = await measureHostApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds), providerText);
     const start = await measureHostStart(emu, providerText, 3);
     const program = await measureProgramApplyRatio(emu, Number(opts.policies), Number(opts.parallel), Number(opts.rounds));
@@ -258,6 +291,10 @@ async function main(): Promise<void> {
       bareHostCpuMsPerOperation: apply.bareHostCpuMsPerOperation,
       hostCpuOverBare: apply.hostCpuOverBare,
       hostCpuOverBarePaired: apply.hostCpuOverBarePaired,
+      pluginApplyRatio: apply.pluginApplyRatio,
+      pluginHostCpuMsPerOperation: apply.pluginHostCpuMsPerOperation,
+      pluginHostCpuOverBare: apply.pluginHostCpuOverBare,
+      pluginHostCpuOverBarePaired: apply.pluginHostCpuOverBarePaired,
       hostStartMs: start.hostStartMs,
       bareHostStartMs: start.bareHostStartMs,
       apply,
@@ -286,6 +323,11 @@ async function main(): Promise<void> {
   const r = result as {
     shimBytes: number;
     requests: Record<string, number>;
+    pluginRequests: Record<string, number>;
+    pluginApplyRatio: number;
+    pluginHostCpuMsPerOperation: number;
+    pluginHostCpuOverBare: number;
+    pluginHostCpuOverBarePaired: number;
     applyRatio: number;
     hostCpuMsPerOperation: number;
     bareApplyRatio: number;
@@ -309,6 +351,10 @@ async function main(): Promise<void> {
   console.log(
     `hostCpuOverBare    ${r.hostCpuOverBare.toFixed(2)} (the bare provider, the same requests with nothing else, through the same host: ${r.bareHostCpuMsPerOperation.toFixed(3)} ms of CPU per operation, bareApplyRatio ${r.bareApplyRatio.toFixed(2)}; target <= 1.3; round by round, median ${r.hostCpuOverBarePaired.toFixed(2)})`,
   );
+  console.log(
+    `pluginHostCpuMsPerOperation ${r.pluginHostCpuMsPerOperation.toFixed(3)} ms of plugin CPU per gRPC operation, the same calls through pulumi-resource-keepstack in the same rounds (the dynamic host: ${r.hostCpuMsPerOperation.toFixed(3)}, the bare provider: ${r.bareHostCpuMsPerOperation.toFixed(3)}); pluginHostCpuOverBare ${r.pluginHostCpuOverBare.toFixed(2)} (round by round, median ${r.pluginHostCpuOverBarePaired.toFixed(2)}); pluginApplyRatio ${r.pluginApplyRatio.toFixed(2)}`,
+  );
+  console.log(`pluginRequests     ${Object.entries(r.pluginRequests).map(([k, v]) => `${k} ${v}`).join(", ")} (through the plugin door)`);
   console.log(
     `hostStartMs        ${r.hostStartMs.toFixed(0)} ms from the host's start to its first Check answered (median of 3; the bare provider: ${r.bareHostStartMs.toFixed(0)} ms)`,
   );
