@@ -4,7 +4,7 @@
 "use strict";
 let plugin;
 try {
-  plugin = require("pulumi-keepstack/plugin");
+  plugin = require("pulumi-keepstack/provider-plugin");
 } catch (e) {
   if (e && e.code !== "MODULE_NOT_FOUND") throw e;
   console.error("pulumi-resource-keepstack: the pulumi-keepstack package is not installed for this folder: run `npm install` here, or add the folder of an installed package (node_modules/pulumi-keepstack/plugin)");

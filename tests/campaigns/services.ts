@@ -15,6 +15,7 @@ import { startWorkspacesEmulator } from "../../emulator/workspaces";
 import { pluginSettingName, resolveServiceConfig, ServiceModule } from "../../provider/config";
 import { createContext, OperationContext } from "../../provider/context";
 import { WorkspacesClient } from "../support/by-path";
+import { packedInstall } from "../support/packed-install";
 import type { ServiceServer } from "../../emulator/common";
 import type { SampleEnv } from "../support/samples";
 
@@ -94,7 +95,8 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     KEEP_DR_TIMEOUT: from["keep-dr:timeoutSeconds"],
   });
   const secretConfig = ["keep:token", "keep-dr:token", "workspaces:token", "mesh:token", "keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
-  const engine = new Engine({ project: "campaigns", config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig });
+  // Both doors' hosts load the package as a user gets it: from `npm pack` of this checkout.
+  const engine = new Engine({ project: "campaigns", cwd: packedInstall(), config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig });
 
   // Keep objects are followed as they change; the other services are read through their APIs.
   const keepObjects = new Set<string>();

@@ -5,7 +5,7 @@
  */
 import { PluginServer } from "../../provider/plugin/server";
 import { sdkModules } from "../../provider/plugin/sdk";
-import { pluginCatalog } from "../../resources/plugin";
+import { pluginCatalog } from "../../resources/plugin-catalog";
 import { pluginToken } from "./plugin-sdk";
 
 type Props = Record<string, unknown>;
