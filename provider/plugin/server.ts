@@ -118,14 +118,18 @@ export class PluginServer {
   }
 
   /**
-   * The properties of a type's object that are secret: those given as secrets, those its type
-   * declares secret (an input given as a reference stays plain: it is no credential), its secret outputs.
+   * The inputs of a type's object that are secret: those given as secrets, and those its type
+   * declares secret (one given as a reference stays plain: it is no credential).
    */
-  private secretKeys(spec: AnySpec, props: Props, given: Iterable<string>): Set<string> {
+  private secretInputs(spec: AnySpec, props: Props, given: Iterable<string>): Set<string> {
     const keys = new Set(given);
     for (const key of spec.secretInputs ?? []) if (props[key] !== undefined && !isSecretReference(props[key])) keys.add(key);
-    for (const key of spec.secretOutputs ?? []) keys.add(key);
     return keys;
+  }
+
+  /** The outputs of a type's object that are secret: its secret inputs, and the outputs its type declares secret. */
+  private secretKeys(spec: AnySpec, props: Props, given: Iterable<string>): Set<string> {
+    return new Set([...this.secretInputs(spec, props, given), ...(spec.secretOutputs ?? [])]);
   }
 
   /** The inputs a program declares, of a type's outputs (what `Read` answers beside them). */
@@ -238,9 +242,7 @@ export class PluginServer {
           const olds = unmarkProps(req.getOlds()?.toJavaScript()).plain;
           const { inputs, failures } = await machine.check(olds, news.plain);
           const resp = new proto.CheckResponse();
-          const secrets = this.secretKeys(spec, inputs, news.secrets);
-          for (const key of spec.secretOutputs ?? []) secrets.delete(key);
-          resp.setInputs(this.struct(markProps(inputs, secrets)));
+          resp.setInputs(this.struct(markProps(inputs, this.secretInputs(spec, inputs, news.secrets))));
           resp.setFailuresList(failures.map((f) => this.failure(f)));
           return resp;
         }),
@@ -298,9 +300,7 @@ export class PluginServer {
           const given = [...props.secrets, ...inputs.secrets];
           const read = this.inputsOf(machine, result.props);
           resp.setProperties(this.struct(markProps(result.props, this.secretKeys(spec, result.props, given))));
-          const inputSecrets = this.secretKeys(spec, read, given);
-          for (const key of spec.secretOutputs ?? []) inputSecrets.delete(key);
-          resp.setInputs(this.struct(markProps(read, inputSecrets)));
+          resp.setInputs(this.struct(markProps(read, this.secretInputs(spec, read, given))));
           return resp;
         }),
 
