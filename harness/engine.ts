@@ -715,7 +715,8 @@ export class Engine {
         if (e instanceof InitError) {
           this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: stripSecrets(e.properties), secretOutputs: secretsOf(e.properties), secretInputs, initErrors: e.reasons, dependencies: reg.dependencies, ...reg.options });
         }
-        throw new Error(`${urn}: create failed: ${(e as Error).message}`);
+        // The provider's message names the operation (`keep:AclPolicy "readers": create failed: ...`), as the engine shows it.
+        throw new Error(`${urn}: ${(e as Error).message}`);
       }
     };
 
@@ -762,7 +763,9 @@ export class Engine {
       if (preview) return answer("", inputs, planned);
       const deleteOld = async () => {
         if (old.retainOnDelete) return;
-        await host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs));
+        await host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs)).catch((e: Error) => {
+          throw new Error(`${urn}: the replaced object ${old.id}: ${e.message}`);
+        });
       };
       if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
         await deleteOld();
@@ -783,14 +786,15 @@ export class Engine {
       } catch (e) {
         // The old object stays in the state, marked for deletion: the next up and destroy delete it.
         this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
-        throw new Error(`${urn}: the replaced object ${old.id} could not be deleted (it stays in the state, to be deleted by the next up): ${(e as Error).message}`);
+        const said = (e as Error).message.replace(`${urn}: the replaced object ${old.id}: `, "");
+        throw new Error(`${urn}: the replaced object ${old.id} could not be deleted (it stays in the state, to be deleted by the next up): ${said}`);
       }
       return answer(id, outputs, secretOutputs);
     }
     steps.push({ op: "update", urn, type, name, diffs, ...detail, inputs: withoutProvider(inputs) });
     if (preview) return answer(old.id, { ...old.outputs, ...inputs }, [...new Set([...old.secretOutputs, ...planned])]);
     const updated = await host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs)).catch((e: Error) => {
-      throw new Error(`${urn}: update failed: ${e.message}`);
+      throw new Error(`${urn}: ${e.message}`);
     });
     const outputs = stripSecrets(updated.properties);
     const secretOutputs = plugin ? secretsOf(updated.properties) : [...new Set([...givenSecrets, ...reg.additionalSecretOutputs])];
@@ -932,7 +936,8 @@ export class Engine {
             steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}), ...(stateOnly ? { stateOnly } : {}) });
             return true;
           } catch (e) {
-            errors.push(`${r.urn}: delete${r.pendingDelete ? ` of the replaced object ${r.id}` : ""} failed: ${(e as Error).message}`);
+            // The provider's message names the operation and the object, as the engine shows it.
+            errors.push(`${r.urn}: ${r.pendingDelete ? `the replaced object ${r.id}: ` : ""}${(e as Error).message}`);
             return false;
           }
         })();

@@ -20,6 +20,8 @@ interface AdviceFacts {
   address: string;
   token: string;
   permission?: string;
+  /** The address the request was sent to, when it is known. */
+  tried?: string;
 }
 
 type Advice = string | ((facts: AdviceFacts) => string);
@@ -34,7 +36,7 @@ const NOT_FOUND = "the object or path does not exist, or this token cannot see i
 
 /** Advice by status; any other 5xx answer is `UNAVAILABLE`, anything else `OTHERWISE`. */
 export const ADVICE_BY_STATUS: Readonly<Record<number, Advice>> = {
-  0: ({ address }) => `check that the service is reachable at the configured address (${address})`,
+  0: ({ address, tried }) => (tried ? `check that the service is reachable at ${tried} (${address})` : `check that the service is reachable at the configured address (${address})`),
   400: REJECTED,
   401: REFUSED,
   403: REFUSED,
@@ -66,7 +68,7 @@ export function adviceFor(error: ApiError, options: AdviceOptions = {}): string 
     return `the ${scope.kind} "${scope.name}" may not exist: check ${where}${listing}; otherwise ${NOT_FOUND}`;
   }
   if (typeof advice === "string") return advice;
-  return advice({ address: label("address"), token: label("token"), permission: options.permission });
+  return advice({ address: label("address"), token: label("token"), permission: options.permission, tried: error.address });
 }
 
 /**

@@ -145,7 +145,7 @@ export function resolveServiceConfig(
   }
   if (!raw.address) {
     const what = cluster ? `cluster "${cluster}"` : service;
-    throw new ConfigError(`${what}: no address configured: set ${label.address}`);
+    throw new ConfigError(`${what}: no address configured: set ${label.address}`, label.address.split(" ")[0], true);
   }
   const address = raw.address.replace(/\/+$/, "");
   if (!/^https?:\/\/[^/]/.test(address)) {

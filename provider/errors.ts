@@ -29,6 +29,10 @@ export interface ApiErrorFacts {
   cluster?: string;
   /** The namespace (secrets service) or organization (workspace service) the request was scoped to. */
   scope?: RequestScope;
+  /** The address the request was sent to (the service's base URL), named when no answer came. */
+  address?: string;
+  /** The timeout of one attempt, named when the last attempt timed out. */
+  timeoutMs?: number;
 }
 
 /** Where a request was scoped, and whether the stack's setting (not a resource's input) chose it. */
@@ -70,6 +74,10 @@ export class ApiError extends Error {
   readonly cluster?: string;
   /** See `ApiErrorFacts.scope`. */
   readonly scope?: RequestScope;
+  /** See `ApiErrorFacts.address`. */
+  readonly address?: string;
+  /** See `ApiErrorFacts.timeoutMs`. */
+  readonly timeoutMs?: number;
 
   constructor(
     readonly service: string,
@@ -88,6 +96,8 @@ export class ApiError extends Error {
     this.notSent = facts.notSent ?? false;
     this.cluster = facts.cluster;
     this.scope = facts.scope;
+    this.address = facts.address;
+    this.timeoutMs = facts.timeoutMs;
   }
 
   get messages(): string[] {
@@ -105,6 +115,8 @@ export class ApiError extends Error {
       notSent: this.notSent,
       cluster: this.cluster,
       scope: this.scope,
+      address: this.address,
+      timeoutMs: this.timeoutMs,
     });
   }
 
@@ -117,15 +129,22 @@ export class ApiError extends Error {
   }
 }
 
+/** Seconds, as a person reads them: `60 s`, `0.5 s`. */
+const secondsOf = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
+
 function describeApiError(service: string, method: string, path: string, status: number, details: ApiErrorDetail[], facts: ApiErrorFacts): string {
   const code = facts.code ?? "network error";
-  const what =
-    status === 0 ? (facts.reason ? `failed without an answer: ${facts.reason} (${code})` : `failed without an answer (${code})`) : `returned ${status}`;
+  const retries = facts.retries ?? 0;
+  const attempts = retries + 1;
+  const from = facts.address ? ` from ${facts.address}` : "";
+  // A timeout is told with its length and how many attempts had it: the run's length follows from both.
+  const timedOut = facts.timeoutMs !== undefined && (code === "ETIMEDOUT" || code === "ECONNABORTED");
+  const why = timedOut ? `${code}: no answer within ${secondsOf(facts.timeoutMs!)}, the timeout of each of ${attempts} ${attempts === 1 ? "attempt" : "attempts"}` : code;
+  const what = status === 0 ? (facts.reason ? `failed without an answer${from}: ${facts.reason} (${why})` : `failed without an answer${from} (${why})`) : `returned ${status}`;
   const said = details.length
     ? `: ${details.map((d) => (d.pointer ? `${d.message} (at ${d.pointer})` : d.message)).join("; ")}`
     : "";
-  const retries = facts.retries ?? 0;
-  const tried = retries > 0 ? ` after ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
+  const tried = retries > 0 && !timedOut ? ` after ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
   return `${service}: ${method} ${path} ${what}${tried}${said}`;
 }
 
@@ -183,8 +202,10 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(
     message: string,
-    /** The setting at fault (`keep:address`), when one is; absent for a setting that is merely missing. */
+    /** The setting at fault (`keep:address`), when one is. */
     readonly setting?: string,
+    /** The setting is not set, and has no default. */
+    readonly missing = false,
   ) {
     super(message);
   }

@@ -255,6 +255,9 @@ export function apiErrorOf(config: ServiceConfig, basePath: string, error: Axios
     earlierAttemptMayHaveActed: countsOf(cfg).mayHaveActed,
     cluster: config.cluster,
     scope: scopeOf(config, cfg, basePath),
+    // The service's address; not a URL given outright (an upload URL is a credential).
+    address: error.response || /^https?:\/\//.test(cfg.url ?? "") ? undefined : config.address,
+    timeoutMs: error.response ? undefined : (cfg.timeout ?? config.timeoutMs),
   });
 }
 

@@ -85,11 +85,11 @@ function withReferenceAdvice(spec: ResourceSpec, inputs: Props, e: unknown): unk
 }
 
 /**
- * Settings of the resource's connection that are set but cannot work (an address without its
- * scheme, a CA file that cannot be read): seen in preview, where stack config and the environment
- * are at hand, rather than at apply. A missing address is left to apply, where it is needed.
+ * Settings of the resource's connection that cannot work: an address without its scheme, a CA file
+ * that cannot be read, an address the service has no default for and nobody set. Seen in preview,
+ * where stack config and the environment are at hand, rather than at apply.
  */
-function connectionProblems(service: ServiceModule, cluster: unknown, context: () => OperationContext): CheckFailure[] {
+export function connectionProblems(service: ServiceModule, cluster: unknown, context: () => OperationContext): CheckFailure[] {
   try {
     context().config(service, typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined);
     return [];

@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { OperationContext } from "./context";
 import {
   canonical,
+  connectionProblems,
   DiffResult,
   fingerprintReferences,
   Machine,
@@ -75,7 +76,7 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
       const result = validateInputs(schema, withoutProvider(news));
       const inputs = (result.value as Props | undefined) ?? withoutProvider(news);
       const failures = [...result.failures, ...acknowledgementFailures(inputs, result.value !== undefined)];
-      if (result.value) failures.push(...fingerprintReferences(inputs, olds, context()));
+      if (result.value) failures.push(...fingerprintReferences(inputs, olds, context()), ...connectionProblems(spec.module, inputs.cluster, context));
       return { inputs, failures };
     },
 

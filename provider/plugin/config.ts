@@ -147,7 +147,7 @@ export function checkPluginConfig(values: Props, env: NodeJS.ProcessEnv = proces
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       // A service with no default address is only needed by programs that use it: its resources' check asks for it.
-      if (!e.setting && !mentioned) continue;
+      if (e.missing && !mentioned) continue;
       failures.push({ property: e.setting ?? keyOf(pluginSettingName(service, "address")), reason: e.message });
     }
   }

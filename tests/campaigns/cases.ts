@@ -171,8 +171,10 @@ export function messageProblems(message: string, entry: Entry, secrets: string[]
   if (!said.includes(`${entry.type} "`)) problems.push(`message does not name the resource (${entry.type} "<id>"): ${short}`);
   if (!HTTP_REQUEST.test(said)) problems.push(`message names no request (method and path): ${short}`);
   else if (faulted && !said.includes(`${faulted.method} ${faulted.path}`) && !said.includes(`${faulted.method} <upload-url>`)) problems.push(`message does not name the refused request ${faulted.method} ${faulted.path}: ${short}`);
-  // A created-but-failed object's message may say instead what the next up does about it.
-  if (!ADVICES.some((a) => said.includes(a)) && !/\brun up again\b/.test(said)) problems.push(`message says nothing of what to do: ${short}`);
+  // A created-but-failed object's message may say instead what the next up does about it. The advice
+  // for no answer names the address tried, which the list has as the configured one.
+  const advised = said.replace(/reachable at \S+ \(/g, "reachable at the configured address (");
+  if (!ADVICES.some((a) => advised.includes(a)) && !/\brun up again\b/.test(said)) problems.push(`message says nothing of what to do: ${short}`);
   for (const secret of secrets) if (message.includes(secret)) problems.push(`message holds a token: ${short}`);
   return problems;
 }

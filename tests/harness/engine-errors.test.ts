@@ -80,6 +80,8 @@ describe("a failing program", () => {
     const report = JSON.parse(result.stdout.trim());
     expect(report.outcome).toBe("EngineError");
     expect(report.errors).toHaveLength(1);
-    expect(report.errors[0]).toMatch(/keep:AclPolicy::refused: create failed: .*POST \/v1\/sys\/policies\/acl\/refused returned 400/);
+    expect(report.errors[0]).toMatch(/keep:AclPolicy::refused: keep:AclPolicy "refused": create failed: .*POST \/v1\/sys\/policies\/acl\/refused returned 400/);
+    // Said once: the provider names the operation, the engine the resource.
+    expect(report.errors[0].match(/create failed/g)).toHaveLength(1);
   });
 });

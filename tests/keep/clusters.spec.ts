@@ -69,12 +69,12 @@ describe("named clusters", () => {
     }
   });
 
-  test("a cluster without settings fails naming the settings to add", async () => {
+  test("a cluster without settings fails in preview, naming the settings to add", async () => {
     const engine = new Engine({ project: "clusters", config: keepConfig(main) });
     try {
-      const error = (await engine.up(() => new keep.AclPolicy("x", { name: "x", policy: TEXT, cluster: "west" })).catch((e) => e)) as EngineError;
+      const error = (await engine.preview(() => new keep.AclPolicy("x", { name: "x", policy: TEXT, cluster: "west" })).catch((e) => e)) as EngineError;
       expect(error).toBeInstanceOf(EngineError);
-      expect(error.message).toMatch(/keep:AclPolicy "west@x": create failed: cluster "west": no address configured: set keep-west:address \(or KEEP_WEST_ADDR\)/);
+      expect(error.message).toMatch(/invalid inputs:\n\s+keep-west:address: cluster "west": no address configured: set keep-west:address \(or KEEP_WEST_ADDR\)/);
     } finally {
       await engine.close();
     }
@@ -84,7 +84,7 @@ describe("named clusters", () => {
     const engine = new Engine({ project: "clusters", config: { ...keepConfig(main), "keep-west:address": "http://127.0.0.1:1", "keep-west:token": "t", "keep-west:maxRetries": "0" } });
     try {
       const error = (await engine.up(() => new keep.AclPolicy("x", { name: "x", policy: TEXT, cluster: "west" })).catch((e) => e)) as EngineError;
-      expect(error.message).toMatch(/check that the service is reachable at the configured address \(keep-west:address \(or KEEP_WEST_ADDR\)\)/);
+      expect(error.message).toMatch(/check that the service is reachable at http:\/\/127\.0\.0\.1:1 \(keep-west:address \(or KEEP_WEST_ADDR\)\)/);
     } finally {
       await engine.close();
     }

@@ -72,7 +72,7 @@ const configOf = (service: Service, settings: Record<string, string>, env: NodeJ
 
 const refusal = (service: Service) =>
   new RegExp(
-    `^${service}: \\S+ \\S+ failed without an answer: the server's certificate was signed by a CA that is not trusted .*\\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\\)$`,
+    `^${service}: \\S+ \\S+ failed without an answer from https:\\/\\/\\S+: the server's certificate was signed by a CA that is not trusted .*\\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\\)$`,
   );
 
 describe.each(["keep", "workspaces", "mesh"] as const)("%s client TLS", (service) => {
@@ -132,7 +132,7 @@ describe("TLS of the archive store and the functions", () => {
   test("a workspaces function says what is wrong with the certificate and what to set", async () => {
     const settings: Record<string, string> = { "workspaces:address": server.address, "workspaces:organization": "acme", "workspaces:maxRetries": "0" };
     const error = (await workspaces.listWorkspaces({}, createContext((key) => settings[key], {})).catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^workspaces\.listWorkspaces\(.*\) failed: workspaces: GET \S+ failed without an answer: the server's certificate was signed by a CA that is not trusted/);
+    expect(error.message).toMatch(/^workspaces\.listWorkspaces\(.*\) failed: workspaces: GET \S+ failed without an answer from \S+: the server's certificate was signed by a CA that is not trusted/);
     expect(error.message).toContain("set workspaces:caCert (or WORKSPACES_CACERT) to its PEM text or to a PEM file");
     expect(error.message).toContain("set workspaces:skipTlsVerify (or WORKSPACES_SKIP_VERIFY) to true");
     settings["workspaces:caCert"] = caFile;
@@ -145,7 +145,7 @@ describe("TLS of the archive store and the functions", () => {
     process.env.MESH_MAX_RETRIES = "0";
     try {
       const error = (await mesh.getCaRoots().catch((e: unknown) => e)) as Error;
-      expect(error.message).toMatch(/failed: mesh: GET \S+ failed without an answer: the server's certificate was signed by a CA that is not trusted/);
+      expect(error.message).toMatch(/failed: mesh: GET \S+ failed without an answer from \S+: the server's certificate was signed by a CA that is not trusted/);
       expect(error.message).toContain("set mesh:caCert (or MESH_CACERT)");
       expect(error.message).toContain("set mesh:skipTlsVerify (or MESH_SKIP_VERIFY) to true");
     } finally {
