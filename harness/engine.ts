@@ -15,7 +15,7 @@
  * `additionalSecretOutputs`. The plugin accepts them: inputs reach it marked, and it marks its outputs.
  */
 import { randomUUID } from "node:crypto";
-import { TOKEN_PREFIX } from "../provider/spec";
+import { shortTypeOf, TOKEN_PREFIX } from "../provider/spec";
 import { DiffResult, InitError, PropertyChange, ProviderHost } from "./provider-host";
 
 /** The package of the plugin door: its resources' tokens start `keepstack:`, its provider's type is `pulumi:providers:keepstack`. */
@@ -130,6 +130,12 @@ export interface EngineOptions {
   env?: Record<string, string | undefined>;
   /** Most provider operations at once (the engine's --parallel). */
   parallel?: number;
+  /**
+   * Report as the CLI does while a run goes: each step as it starts and ends (resource, operation,
+   * time taken), and what the providers say meanwhile (a request still waiting for its answer says
+   * so every few seconds). `true` writes the lines to standard error; a function takes them.
+   */
+  progress?: boolean | ((line: string) => void);
 }
 
 function isSecret(value: unknown): value is { value: unknown } {
@@ -292,9 +298,41 @@ export class Engine {
   private readonly limiter: Limiter;
   private readonly options: Required<Pick<EngineOptions, "project" | "stack" | "cwd">> & EngineOptions;
 
+  /** Where progress goes, when asked for. */
+  private readonly report?: (line: string) => void;
+
   constructor(options: EngineOptions) {
     this.options = { stack: "dev", cwd: process.cwd(), ...options };
     this.limiter = new Limiter(options.parallel ?? 16);
+    const progress = options.progress;
+    this.report = typeof progress === "function" ? progress : progress ? (line) => process.stderr.write(`${line}\n`) : undefined;
+  }
+
+  /** A host started: what it says reaches the progress as it comes. */
+  private adopt(host: ProviderHost): ProviderHost {
+    this.started.push(host);
+    if (this.report) host.onLine = (line) => this.report!(`  ${line}`);
+    return host;
+  }
+
+  /**
+   * Runs one provider operation of a resource, reporting its start and its end (with the time it
+   * took) when progress is asked for.
+   */
+  private async step<T>(operation: string, type: string, name: string, work: () => Promise<T>): Promise<T> {
+    if (!this.report) return work();
+    const what = `${operation} ${shortTypeOf(type)} "${name}"`;
+    const start = process.hrtime.bigint();
+    const took = () => `${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(2)} s`;
+    this.report(`${what}...`);
+    try {
+      const result = await work();
+      this.report(`${what}: done in ${took()}`);
+      return result;
+    } catch (e) {
+      this.report(`${what}: failed after ${took()}`);
+      throw e;
+    }
   }
 
   /** The provider host's process ID, once a run started it. */
@@ -319,8 +357,7 @@ export class Engine {
   private provider(): Promise<ProviderHost> {
     if (this.host) return Promise.resolve(this.host);
     this.hostStarting ??= (async () => {
-      const host = await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
-      this.started.push(host);
+      const host = this.adopt(await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }));
       await host.configure(this.options.config ?? {});
       this.host = host;
       return host;
@@ -355,8 +392,7 @@ export class Engine {
     let found = this.plugins.get(key);
     if (!found) {
       found = (async () => {
-        const host = await ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env });
-        this.started.push(host);
+        const host = this.adopt(await ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }));
         const explicit = providerUrn ? this.state.get(providerUrn) : undefined;
         const planned = providerUrn ? this.plannedProviders.get(providerUrn) : undefined;
         if (providerUrn && !explicit && !planned) throw new Error(`${providerUrn}: no such provider in the state`);
@@ -633,10 +669,7 @@ export class Engine {
   private async registerProvider(mode: Mode, steps: Step[], urn: string, name: string, raw: Props): Promise<{ id: string; wire: Props }> {
     const type = PLUGIN_PROVIDER_TYPE;
     const old = this.state.get(urn);
-    this.configChecker ??= ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }).then((host) => {
-      this.started.push(host);
-      return host;
-    });
+    this.configChecker ??= ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }).then((host) => this.adopt(host));
     const checker = await this.configChecker;
     const oldInputs = old ? wrapSecrets(old.inputs, old.secretInputs ?? []) : {};
     const result = await checker.checkConfig(urn, oldInputs, raw);
@@ -709,7 +742,7 @@ export class Engine {
 
     const create = async (): Promise<{ id: string; outputs: Props; secretOutputs: string[] }> => {
       try {
-        const created = await host.create(urn, send(inputs, secretInputs));
+        const created = await this.step("create", type, name, () => host.create(urn, send(inputs, secretInputs)));
         return { id: created.id, outputs: stripSecrets(created.properties), secretOutputs: secretsOf(created.properties) };
       } catch (e) {
         if (e instanceof InitError) {
@@ -723,7 +756,7 @@ export class Engine {
     if (!old && reg.importId) {
       // As the engine imports: the object read by its ID, the program's inputs checked against it; any difference fails the import.
       steps.push({ op: "import", urn, type, name, inputs: withoutProvider(inputs) });
-      const read = await host.read(urn, reg.importId, {}, {});
+      const read = await this.step("import", type, name, () => host.read(urn, reg.importId!, {}, {}));
       if (!read.id) throw new Error(`${urn}: import failed: no object with ID "${reg.importId}" exists`);
       const diff = await host.diff(urn, read.id, read.properties, send(inputs, secretInputs), read.inputs ?? {});
       if (diff.changes !== "none") {
@@ -763,7 +796,7 @@ export class Engine {
       if (preview) return answer("", inputs, planned);
       const deleteOld = async () => {
         if (old.retainOnDelete) return;
-        await host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs)).catch((e: Error) => {
+        await this.step("delete the replaced", type, name, () => host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
           throw new Error(`${urn}: the replaced object ${old.id}: ${e.message}`);
         });
       };
@@ -793,7 +826,7 @@ export class Engine {
     }
     steps.push({ op: "update", urn, type, name, diffs, ...detail, inputs: withoutProvider(inputs) });
     if (preview) return answer(old.id, { ...old.outputs, ...inputs }, [...new Set([...old.secretOutputs, ...planned])]);
-    const updated = await host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs)).catch((e: Error) => {
+    const updated = await this.step("update", type, name, () => host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
       throw new Error(`${urn}: ${e.message}`);
     });
     const outputs = stripSecrets(updated.properties);
@@ -821,7 +854,7 @@ export class Engine {
         if (doorOf(object.type) !== "plugin") throw new Error(`${object.type} cannot be imported: only the ${PLUGIN} plugin's resources answer a read by ID alone`);
         if (this.state.has(urn)) throw new Error("a resource of this name is in the state already");
         const host = await this.plugin(object.provider);
-        const read = await this.limiter.run(() => host.read(urn, object.id, {}, {}));
+        const read = await this.limiter.run(() => this.step("import", object.type, object.name, () => host.read(urn, object.id, {}, {})));
         if (!read.id) throw new Error(`no object with ID "${object.id}" exists`);
         const readInputs = read.inputs ?? {};
         const checked = await host.check(urn, {}, readInputs);
@@ -866,9 +899,9 @@ export class Engine {
             try {
               const host = await this.hostOf(r);
               const plugin = doorOf(r.type) === "plugin";
-              const read = plugin
-                ? await host.read(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? []))
-                : await host.read(r.urn, r.id, r.outputs, r.inputs);
+              const read = await this.step("refresh", r.type, r.name, () =>
+                plugin ? host.read(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.read(r.urn, r.id, r.outputs, r.inputs),
+              );
               if (!read.id) {
                 this.state.delete(key);
                 steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, ...(r.pendingDelete ? { pendingDelete: true } : {}) });
@@ -929,7 +962,9 @@ export class Engine {
               const host = await this.hostOf(r);
               const plugin = doorOf(r.type) === "plugin";
               await this.limiter.run(() =>
-                plugin ? host.delete(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.delete(r.urn, r.id, r.outputs, r.inputs),
+                this.step("delete", r.type, r.name, () =>
+                  plugin ? host.delete(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.delete(r.urn, r.id, r.outputs, r.inputs),
+                ),
               );
             }
             this.state.delete(key);

@@ -106,7 +106,7 @@ type Callback<T> = (err: Error | null, value?: T) => void;
  * The engine's own service, as much of it as a plugin uses: its log. What a plugin logs is kept as
  * the lines the engine would show (`warning: ...` for a warning).
  */
-async function startEngineService(sdk: SdkModules, lines: string[]): Promise<{ address: string; close(): void }> {
+async function startEngineService(sdk: SdkModules, heard: (line: string) => void): Promise<{ address: string; close(): void }> {
   const server = new sdk.grpc.Server();
   const empty = () => new sdk.empty.Empty();
   const severity = sdk.engine.LogSeverity;
@@ -115,7 +115,7 @@ async function startEngineService(sdk: SdkModules, lines: string[]): Promise<{ a
       const req = call.request;
       const level = req.getSeverity();
       const prefix = level === severity.WARNING ? "warning: " : level === severity.ERROR ? "error: " : "";
-      if (level !== severity.DEBUG) lines.push(`${prefix}${req.getMessage()}`);
+      if (level !== severity.DEBUG) heard(`${prefix}${req.getMessage()}`);
       callback(null, empty());
     },
     getRootResource: (_call: any, callback: Callback<unknown>) => callback(null, new sdk.engine.GetRootResourceResponse()),
@@ -130,6 +130,9 @@ async function startEngineService(sdk: SdkModules, lines: string[]): Promise<{ a
 }
 
 export class ProviderHost {
+  /** Told of each line the host prints or logs, as it comes (the engine's progress). */
+  onLine?: (line: string) => void;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly client: any,
@@ -156,10 +159,16 @@ export class ProviderHost {
   static async startPlugin(options: HostOptions & { command?: { file: string; args: string[] } }): Promise<ProviderHost> {
     const sdk = sdkModules(options.cwd);
     const stderr: string[] = [];
-    const engine = await startEngineService(sdk, stderr);
+    let started: ProviderHost | undefined;
+    // What the plugin logs to the engine is kept, and heard, as what it prints.
+    const engine = await startEngineService(sdk, (line) => {
+      stderr.push(line);
+      started?.onLine?.(line);
+    });
     const command = options.command ?? { file: pluginExecutable(options.cwd), args: [] };
     try {
-      return await ProviderHost.launch(sdk, options, command.file, [...command.args, engine.address], {}, engine, stderr);
+      started = await ProviderHost.launch(sdk, options, command.file, [...command.args, engine.address], {}, engine, stderr);
+      return started;
     } catch (e) {
       engine.close();
       throw e;
@@ -179,7 +188,13 @@ export class ProviderHost {
     const child = spawn(file, args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     // The host may end first (close()): a write-side error of the lifeline is no failure.
     child.stdin!.on("error", () => undefined);
-    readline.createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line));
+    // Lines go to `stderr`, and to the host's listener once it has one.
+    let host: ProviderHost | undefined;
+    const heard = (line: string) => {
+      stderr.push(line);
+      host?.onLine?.(line);
+    };
+    readline.createInterface({ input: child.stderr! }).on("line", heard);
     const port = await new Promise<string>((resolve, reject) => {
       const lines = readline.createInterface({ input: child.stdout! });
       lines.once("line", (line) => resolve(line.trim()));
@@ -187,7 +202,8 @@ export class ProviderHost {
       child.once("error", reject);
     });
     const client = new sdk.providerRpc.ResourceProviderClient(`127.0.0.1:${port}`, sdk.grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, sdk, stderr, engineService);
+    host = new ProviderHost(child, client, sdk, stderr, engineService);
+    return host;
   }
 
   /** The host's process ID. */

@@ -59,7 +59,8 @@ async function withHarness(config: Record<string, string>, requests: () => numbe
   // The example is TypeScript, as the CLI would run it.
   require("ts-node").register({ transpileOnly: true, project: path.join(exampleDir, "tsconfig.json") });
   const program = require(path.join(exampleDir, "index.ts")) as () => Promise<unknown>;
-  const engine = new Engine({ project: "keepstack-quickstart", stack: "quickstart", cwd: exampleDir, config, secretConfig: ["keep:token"] });
+  // Each step is reported as it starts and ends, as the CLI shows it.
+  const engine = new Engine({ project: "keepstack-quickstart", stack: "quickstart", cwd: exampleDir, config, secretConfig: ["keep:token"], progress: (line) => console.log(`  | ${line}`) });
   try {
     const before = requests();
     describe("preview", await engine.preview(program));

@@ -73,9 +73,9 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
     config,
     // Each service's client (and its contract) is loaded when first used: a program of one service's
     // resources does not load the others' in the provider host.
-    keep: (cluster) => client("keep", cluster, (c) => new (require("./keep-client") as typeof import("./keep-client")).KeepClient(c)),
-    workspaces: () => client("workspaces", undefined, (c) => new (require("./workspaces-client") as typeof import("./workspaces-client")).WorkspacesClient(c)),
-    mesh: () => client("mesh", undefined, (c) => new (require("./mesh-client") as typeof import("./mesh-client")).MeshClient(c)),
+    keep: (cluster) => client("keep", cluster, (c) => new (require("./keep-client") as typeof import("./keep-client")).KeepClient(c, messages.info)),
+    workspaces: () => client("workspaces", undefined, (c) => new (require("./workspaces-client") as typeof import("./workspaces-client")).WorkspacesClient(c, messages.info)),
+    mesh: () => client("mesh", undefined, (c) => new (require("./mesh-client") as typeof import("./mesh-client")).MeshClient(c, messages.info)),
     configValue: (key) => lookup(key),
     envValue: (name) => env[name],
     warn: (message) => messages.warn(message),

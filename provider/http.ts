@@ -4,7 +4,7 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import axios, { AxiosError, AxiosHeaders, AxiosInstance, AxiosRequestConfig, AxiosRequestTransformer } from "axios";
+import axios, { AxiosAdapter, AxiosError, AxiosHeaders, AxiosInstance, AxiosRequestConfig, AxiosRequestTransformer } from "axios";
 import axiosRetry, { IAxiosRetryConfigExtended } from "axios-retry";
 import { ServiceConfig } from "./config";
 import { ApiError, RequestScope, ApiErrorDetail, attemptMayHaveActed } from "./errors";
@@ -183,6 +183,16 @@ export interface HttpClientOptions {
   headers: Record<string, string>;
   /** Answers the service has decided for good, even with a retryable status (never retried). */
   isFinal?: (error: AxiosError) => boolean;
+  /** Told, every few seconds, of a request still waiting for its answer (see `waitNoticeMs`). */
+  notify?: (message: string) => void;
+}
+
+/**
+ * How often a request still waiting for its answer is told: every 5 seconds, or four times per
+ * attempt when an attempt's timeout is shorter than 20 seconds.
+ */
+export function waitNoticeMs(timeoutMs: number): number {
+  return Math.min(5_000, timeoutMs / 4);
 }
 
 /** The path a message shows: relative to the address, query included, never credentials. */
@@ -208,8 +218,23 @@ export function createHttpClient(options: HttpClientOptions): AxiosInstance {
   // (the adapter, the body transforms, validateStatus); the wire's settings (base URL, agent,
   // timeout, no redirects) are the transport's, and the client's headers go on in the request
   // transform, under the request's own, before axios' JSON transform reads the content type.
+  const transport = transportFor(baseURL, agent, { timeoutMs: config.timeoutMs });
+  const notify = options.notify;
+  // A request still waiting says so now and then, naming itself, its attempt and the timeout: a
+  // service that takes connections and never answers is otherwise minutes of silence.
+  const adapter: AxiosAdapter = notify
+    ? (cfg) => {
+        const timeoutMs = cfg.timeout || config.timeoutMs;
+        const attempt = ((cfg as { "axios-retry"?: IAxiosRetryConfigExtended })["axios-retry"]?.retryCount ?? 0) + 1;
+        const attempts = effectivePolicy(policy, (cfg as AxiosRequestConfig).retry).retries + 1;
+        const what = `${(cfg.method ?? "get").toUpperCase()} ${pathOf(cfg, options.basePath)}${/^https?:\/\//.test(cfg.url ?? "") ? "" : ` at ${config.address}`}`;
+        const timer = setInterval(() => notify(`still waiting for ${what}: attempt ${attempt} of ${attempts}, ${Number((timeoutMs / 1000).toFixed(3))} s each`), waitNoticeMs(timeoutMs));
+        timer.unref();
+        return transport(cfg).finally(() => clearInterval(timer));
+      }
+    : transport;
   const client = axios.create({
-    adapter: transportFor(baseURL, agent, { timeoutMs: config.timeoutMs }),
+    adapter,
     transformRequest: [
       (data: unknown, requestHeaders: AxiosHeaders) => {
         for (const [name, value] of headers) requestHeaders.set(name, value, false);

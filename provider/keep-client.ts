@@ -58,7 +58,7 @@ const keepProfile: Profile<KeepRequestOptions, { lease: Lease; wrapInfo: unknown
 };
 
 export class KeepClient extends ServiceClient<KeepRequestOptions, { lease: Lease; wrapInfo: unknown }> {
-  constructor(config: ServiceConfig) {
-    super(config, keepProfile);
+  constructor(config: ServiceConfig, notify?: (message: string) => void) {
+    super(config, keepProfile, notify);
   }
 }

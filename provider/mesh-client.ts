@@ -140,7 +140,7 @@ const meshProfile: Profile<MeshCallOptions, { index?: number }> = {
 
 /** The mesh service's client: every request is a row of `contracts/mesh.ts`, sent with `send`. */
 export class MeshClient extends ServiceClient<MeshCallOptions, { index?: number }> {
-  constructor(config: ServiceConfig) {
-    super(config, meshProfile);
+  constructor(config: ServiceConfig, notify?: (message: string) => void) {
+    super(config, meshProfile, notify);
   }
 }

@@ -67,8 +67,10 @@ export class ServiceClient<Options extends CallOptions, Extra> {
   constructor(
     readonly config: ServiceConfig,
     private readonly profile: Profile<Options, Extra>,
+    /** Told of requests still waiting for their answer (the context's messages). */
+    notify?: (message: string) => void,
   ) {
-    this.http = createHttpClient({ config, basePath: profile.basePath, headers: profile.headers(config), isFinal: profile.isFinal });
+    this.http = createHttpClient({ config, basePath: profile.basePath, headers: profile.headers(config), isFinal: profile.isFinal, notify });
     this.transport = async (row, path, body, options) => {
       const wire = body === undefined || !profile.payload ? body : profile.payload(body);
       const query = row.query ? { ...row.query, ...options?.query } : options?.query;

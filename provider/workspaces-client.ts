@@ -67,9 +67,9 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
   /** The archive store: its URLs carry their own credential, so no authorization header goes there. */
   private readonly store: AxiosInstance;
 
-  constructor(config: ServiceConfig) {
-    super(config, workspacesProfile);
-    this.store = createHttpClient({ config, basePath: "", headers: {} });
+  constructor(config: ServiceConfig, notify?: (message: string) => void) {
+    super(config, workspacesProfile, notify);
+    this.store = createHttpClient({ config, basePath: "", headers: {}, notify });
   }
 
   /** The organization of a request: the one given, else `workspaces:organization`. */

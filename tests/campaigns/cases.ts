@@ -548,15 +548,28 @@ export async function onLanes<T, R>(
   items: T[],
   work: (lane: Lane, item: T, index: number) => Promise<R>,
   deadline?: { ms: number; late(item: T): R },
+  /** Names the work in a line of progress on standard error, at most every 20 s, instead of minutes of silence. */
+  progress?: string,
 ): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
+  let done = 0;
+  const started = Date.now();
+  let told = started;
+  const tell = () => {
+    done++;
+    const now = Date.now();
+    if (!progress || (now - told < 20_000 && done < items.length)) return;
+    told = now;
+    process.stderr.write(`${progress}: ${done} of ${items.length} done (${Math.round((now - started) / 1000)} s)\n`);
+  };
   await Promise.all(
     lanes.map(async (lane) => {
       while (next < items.length) {
         const index = next++;
         if (!deadline) {
           results[index] = await work(lane, items[index], index);
+          tell();
           continue;
         }
         let timer: NodeJS.Timeout | undefined;
@@ -568,6 +581,7 @@ export async function onLanes<T, R>(
           return;
         }
         results[index] = result;
+        tell();
       }
     }),
   );

@@ -278,7 +278,7 @@ describe("check fuzz", () => {
       applied.applied++;
       if (outcome.problems.length === 0) applied.converged++;
       else applied.failures.push(`${entry.type} ${changedKey} (${through} door): ${outcome.problems.join(" | ").slice(0, 600)}`);
-    });
+    }, undefined, "check fuzz, one-field changes applied");
     expect(applied.failures).toEqual([]);
     // Most plausible one-field changes pass preview and reach the service (seed 20261123: 221 of 320):
     // far fewer would mean check refuses what the service takes, and the campaign tests little.

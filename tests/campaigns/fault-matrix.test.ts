@@ -97,7 +97,7 @@ describe("fault matrix", () => {
       ...steps.flatMap(({ entry, step }, i) => (step === "create" ? [{ entry, step, door: "dynamic" as Door, name: `cln${i}x` }] : [])),
       ...all.flatMap((entry) => pluginStepsOf(entry).map((step) => ({ entry, step, door: "plugin" as Door }))).map((job, i) => ({ ...job, name: `plg${i}x` })),
     ];
-    const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: () => lateOutcome() });
+    const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: () => lateOutcome() }, "fault matrix, clean runs");
     cleanJobs.forEach(({ entry, step, door }, i) => clean.set(`${entry.type} ${step} ${door}`, cleanOutcomes[i]));
     const cleanRuns = steps.map(({ entry, step }) => clean.get(`${entry.type} ${step} plugin`)!);
 
@@ -136,6 +136,7 @@ describe("fault matrix", () => {
             fault: { service: c.target.service, match: c.target.match, skip: c.target.skip, kind: c.kind },
           }),
         { ms: 120_000, late: () => lateOutcome() },
+        `fault matrix, ${group.length} fault cases${on === lanes ? "" : " of one service giving up"}`,
       );
     const numbered = cases.map((c, i) => ({ c, i }));
     const outcomes: Outcome[] = new Array(cases.length);

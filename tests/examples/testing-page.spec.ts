@@ -3,7 +3,7 @@
  * with its tsconfig into a fresh project (this package and its dependencies as installed here) and run with
  * `node --test`, as the page says.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -17,24 +17,43 @@ const root = path.join(__dirname, "..", "..");
  * TypeScript 5, and a TypeScript 6 installed once for these tests beside them (as a development
  * dependency its `tsc` would take the place of the build's).
  */
-const TYPESCRIPT_6 = "typescript@6.0.3";
 const TYPESCRIPTS = [
   ["TypeScript 5", () => path.join(root, "node_modules", "typescript")],
   ["TypeScript 6", () => typescript6],
 ] as const;
 let typescript6 = "";
 let typescript6Home = "";
+/** What `npm install typescript@7` says next to `@pulumi/pulumi`'s peer range. */
+let refusal = "";
 beforeAll(() => {
+  // A project whose one dependency declares `@pulumi/pulumi`'s peer range for TypeScript, as read
+  // from the installed SDK: a plain `npm install typescript` there is what the page says it is.
   typescript6Home = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-typescript-6-"));
-  fs.writeFileSync(path.join(typescript6Home, "package.json"), "{}");
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", TYPESCRIPT_6], { cwd: typescript6Home, stdio: "pipe" });
+  const range = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).peerDependencies.typescript as string;
+  fs.mkdirSync(path.join(typescript6Home, "peer"));
+  fs.writeFileSync(path.join(typescript6Home, "peer", "package.json"), JSON.stringify({ name: "peer", version: "1.0.0", peerDependencies: { typescript: range } }));
+  fs.writeFileSync(path.join(typescript6Home, "package.json"), JSON.stringify({ name: "typescript-6", private: true, dependencies: { peer: "file:./peer" } }));
+  const npm = (...args: string[]) => spawnSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: typescript6Home, encoding: "utf8" });
+  const plain = npm("install", "typescript");
+  if (plain.status !== 0) throw new Error(`npm install typescript failed: ${plain.stderr}`);
   typescript6 = path.join(typescript6Home, "node_modules", "typescript");
+  // TypeScript 7 asked for by name, in a copy of the project: npm says it goes against the range.
+  const seven = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-typescript-7-"));
+  try {
+    fs.cpSync(path.join(typescript6Home, "peer"), path.join(seven, "peer"), { recursive: true });
+    fs.copyFileSync(path.join(typescript6Home, "package.json"), path.join(seven, "package.json"));
+    refusal = spawnSync("npm", ["install", "typescript@7", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: seven, encoding: "utf8" }).stderr;
+  } finally {
+    fs.rmSync(seven, { recursive: true, force: true });
+  }
 }, 120_000);
 afterAll(() => fs.rmSync(typescript6Home, { recursive: true, force: true }));
 
-test("docs/testing.md installs a TypeScript of those majors, not the latest (7 has no compiler API for ts-node)", () => {
+test("docs/testing.md installs a TypeScript of those majors, as npm does next to @pulumi/pulumi: a plain install gives 6, and 7 goes against the peer range", () => {
   const [install] = pageBlocks("docs/testing.md", "sh");
   expect(install).toContain("'typescript@>=5 <7'");
+  expect(JSON.parse(fs.readFileSync(path.join(typescript6, "package.json"), "utf8")).version).toMatch(/^6\./);
+  expect(refusal).toMatch(/Conflicting peer dependency|ERESOLVE/);
   for (const [, home] of TYPESCRIPTS) expect(JSON.parse(fs.readFileSync(path.join(home(), "package.json"), "utf8")).version).toMatch(/^[56]\./);
 });
 
@@ -59,9 +78,13 @@ test.each(TYPESCRIPTS)("docs/testing.md with %s: the program type-checks with th
     // The page's test runs as written with the project's TypeScript (ts-node takes the one it is
     // pointed at); under 6 the setup is held to compiling, which is what changed between the majors.
     if (major === "TypeScript 5") {
-      const run = spawnSync(process.execPath, ["--test", "test/**/*.test.js"], { cwd: project, encoding: "utf8", env: { ...process.env, TS_NODE_COMPILER: home() } });
+      // As the page says: `node --test` with no argument, which Node 20 and 22 both take.
+      const run = spawnSync(process.execPath, ["--test"], { cwd: project, encoding: "utf8", env: { ...process.env, TS_NODE_COMPILER: home() } });
       expect(run.stdout).toMatch(/# pass 1\n# fail 0/);
       expect(run.status).toBe(0);
+      // The example reports its progress, each step as it starts and ends (the test runner shows a test's standard error as comments).
+      expect(run.stdout).toMatch(/# create keep:AclPolicy "\S+"\.\.\./);
+      expect(run.stdout).toMatch(/# create keep:\w+ "\S+": done in \d+\.\d\d s/);
     }
   } finally {
     fs.rmSync(project, { recursive: true, force: true });

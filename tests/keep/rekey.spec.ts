@@ -13,6 +13,7 @@ import { keep } from "pulumi-keepstack";
 import { EngineError, summarize } from "../../harness";
 import { createContext } from "../../provider/context";
 import { KeepStack, keepConfig, startKeepStack } from "../support/keep-stack";
+import { definedOutputs } from "../support/outputs";
 
 interface PgpPair {
   publicKey: string;
@@ -95,7 +96,7 @@ describe("keep.Rekey", () => {
     const before = seal().masterKey();
     const result = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 4, secretThreshold: 2, unsealKeys: pulumi.secret(old), acceptSharesInState: true });
-      return { keys: r.keys, keysBase64: r.keysBase64, complete: r.complete, encrypted: r.encryptedKeys, secret: pulumi.isSecret(r.keys) };
+      return definedOutputs({ keys: r.keys, keysBase64: r.keysBase64, complete: r.complete, encrypted: r.encryptedKeys, secret: pulumi.isSecret(r.keys) });
     });
     expect(rekeyLines()).toEqual([
       "GET /v1/sys/rekey/init",
@@ -140,7 +141,7 @@ describe("keep.Rekey", () => {
     const old = seal().shares().keys;
     const result = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), backup: true, unsealKeys: pulumi.secret(old) });
-      return { keys: r.keys, encrypted: r.encryptedKeysBase64, encryptedHex: r.encryptedKeys, fingerprints: r.pgpFingerprints, backupStored: r.backupStored, nonce: r.nonce };
+      return definedOutputs({ keys: r.keys, encrypted: r.encryptedKeysBase64, encryptedHex: r.encryptedKeys, fingerprints: r.pgpFingerprints, backupStored: r.backupStored, nonce: r.nonce });
     });
     expect(result.outputs).toMatchObject({ keys: [], fingerprints: pairs.map((p) => p.fingerprint), backupStored: true });
     const encrypted = result.outputs.encrypted as string[];
@@ -175,7 +176,7 @@ describe("keep.Rekey", () => {
     const before = seal().masterKey();
     const result = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 5, secretThreshold: 3, requireVerification: true, unsealKeys: pulumi.secret(old), acceptSharesInState: true });
-      return { keys: r.keys, complete: r.complete };
+      return definedOutputs({ keys: r.keys, complete: r.complete });
     });
     expect(rekeyLines()).toEqual([
       "GET /v1/sys/rekey/init",
@@ -307,7 +308,7 @@ describe("keep.Rekey", () => {
     stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/update/, dropAfterHandling: true });
     const program = () => {
       const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, unsealKeys: pulumi.secret(old), acceptSharesInState: true });
-      return { keys: r.keys };
+      return definedOutputs({ keys: r.keys });
     };
     const message = await errorOf(stack.engine.up(program));
     expect(message).toMatch(/giving current share 3: .*; the rekey attempt was cancelled: the current unseal key shares stay valid/);
@@ -323,7 +324,7 @@ describe("keep.Rekey", () => {
     stack.keep.faults.inject({ times: 1, match: /PUT \/v1\/sys\/rekey\/verify/, dropAfterHandling: true });
     const result = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 1, secretThreshold: 1, requireVerification: true, unsealKeys: pulumi.secret(seal().shares().keys), acceptSharesInState: true });
-      return { keys: r.keys, complete: r.complete };
+      return definedOutputs({ keys: r.keys, complete: r.complete });
     });
     expect(rekeyLines().slice(-2)).toEqual(["PUT /v1/sys/rekey/verify", "GET /v1/sys/rekey/init"]);
     expect(result.outputs.complete).toBe(true);

@@ -74,6 +74,30 @@ describe.each(DOORS)("through the %s door", (door) => {
     }
   });
 
+  test("with progress asked for, each step is reported as it starts and ends, and a request still waiting says so, naming itself, its attempt and the timeout", async () => {
+    // The service holds the write until the client gives up; a notice comes every quarter of the 1 s timeout.
+    keepEmulator.faults.inject({ times: 1, match: /acl\/waiting$/, holdUntilAborted: true });
+    const lines: string[] = [];
+    const engine = new Engine({
+      project: "messages",
+      progress: (line) => lines.push(line),
+      config: settings(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken, "keep:timeoutSeconds": "1", "keep:maxRetries": "0" }),
+    });
+    try {
+      await failure(engine, engine.up(policy(door, "waiting")));
+      const text = lines.join("\n");
+      expect(text).toMatch(new RegExp(`still waiting for (PUT|POST) /v1/sys/policies/acl/waiting at ${keepEmulator.url.replace(/\./g, "\\.")}: attempt 1 of 1, 1 s each`));
+      expect(text).toMatch(/create (keepstack:)?keep:AclPolicy "waiting"\.\.\./);
+      expect(text).toMatch(/create (keepstack:)?keep:AclPolicy "waiting": failed after \d+\.\d\d s/);
+      // The order the CLI shows: the start, what happened meanwhile, the end.
+      const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
+      expect(at(/\.\.\.$/)).toBeLessThan(at(/still waiting/));
+      expect(at(/still waiting/)).toBeLessThan(at(/failed after/));
+    } finally {
+      keepEmulator.faults.clear();
+    }
+  });
+
   test("a service whose address has no default and is not set is refused in preview, naming the setting, with no request", async () => {
     const engine = new Engine({ project: "messages", config: settings(door, { "keep:address": keepEmulator.url }), env: { WORKSPACES_ADDR: "" } });
     const program: Program = () => {

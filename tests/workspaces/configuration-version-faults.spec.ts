@@ -6,6 +6,7 @@
 import { workspaces } from "pulumi-keepstack";
 import { EngineError, summarize } from "../../harness";
 import { clientFor, makeTree, removeTree, startWorkspacesStack, WorkspacesStack } from "./workspaces-stack";
+import { definedOutputs } from "../support/outputs";
 
 describe("workspaces.ConfigurationVersion under faults", () => {
   let stack: WorkspacesStack;
@@ -34,7 +35,7 @@ describe("workspaces.ConfigurationVersion under faults", () => {
 
   const program = () => () => {
     const cv = new workspaces.ConfigurationVersion("config", { workspaceId, directory: tree });
-    return { id: cv.id, status: cv.status };
+    return definedOutputs({ id: cv.id, status: cv.status });
   };
   const versionIds = async () => (await clientFor(stack.config).list(`/workspaces/${workspaceId}/configuration-versions`)).map((v) => v.id);
   const inState = () => [...stack.engine.state.values()].filter((r) => r.type.endsWith("ConfigurationVersion"));

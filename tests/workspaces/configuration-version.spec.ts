@@ -5,6 +5,7 @@ import path from "node:path";
 import { workspaces } from "pulumi-keepstack";
 import { Engine, EngineError, summarize } from "../../harness";
 import { contextFor, makeTree, removeTree, startWorkspacesStack, WorkspacesStack } from "./workspaces-stack";
+import { definedOutputs } from "../support/outputs";
 
 /** Every file under `root` (relative path → content), and the directories, for comparing trees. */
 async function snapshotTree(root: string, prefix = ""): Promise<Record<string, string>> {
@@ -52,7 +53,7 @@ describe("workspaces.ConfigurationVersion", () => {
       exclude: ["*.log", ".iac/"],
       ...extra,
     });
-    return { workspaceId: ws.id, id: cv.id, status: cv.status, hash: cv.contentHash, source: cv.source, links: cv.links, uploadedAt: cv.statusTimestamps };
+    return definedOutputs({ workspaceId: ws.id, id: cv.id, status: cv.status, hash: cv.contentHash, source: cv.source, links: cv.links, uploadedAt: cv.statusTimestamps });
   };
 
   test("preview plans the workspace and the version and sends no request", async () => {

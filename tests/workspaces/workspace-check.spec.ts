@@ -5,7 +5,8 @@ import { createMachine } from "../../provider/machine";
 import { workspaceInputShape } from "../../resources/workspaces/workspace-inputs";
 import { workspaceSpec } from "../../resources/workspaces/workspace";
 
-const machine = createMachine(workspaceSpec, () => createContext(() => undefined, {}));
+// The service's address is set (a missing one is a failure of its own, on the setting: see tests/provider/messages.spec.ts).
+const machine = createMachine(workspaceSpec, () => createContext((key) => (key === "workspaces:address" ? "http://127.0.0.1:1" : undefined), {}));
 const keys = Object.keys(workspaceInputShape);
 
 describe("Workspace check on arbitrary inputs", () => {

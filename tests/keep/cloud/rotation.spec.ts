@@ -10,13 +10,14 @@ import { keep } from "pulumi-keepstack";
 import { EngineError, summarize } from "../../../harness";
 import { cloudCredentialsAccess, CloudCredentialsAccess, registerCloudCredentialsEngine } from "../../../emulator/keep/cloud-credentials";
 import { KeepStack, startKeepStack } from "../../support/keep-stack";
+import { definedOutputs } from "../../support/outputs";
 
 const DECLARED = "AKIADECLAREDROTATE01";
 
 const program = (options: { triggers?: unknown[]; region?: string } = {}) => () => {
   const root = new keep.cloud.RootConfig("root", { accessKey: DECLARED, secretKey: { fromEnv: "ROOT_SECRET" }, region: options.region });
   const rotation = new keep.cloud.RotateRoot("rotate", { triggers: options.triggers ?? ["2025-01"] }, { dependsOn: [root] });
-  return { rotated: rotation.accessKey, previous: rotation.previousAccessKey, current: root.currentAccessKey };
+  return definedOutputs({ rotated: rotation.accessKey, previous: rotation.previousAccessKey, current: root.currentAccessKey });
 };
 
 /** `METHOD path status` of the secrets-service requests since the log was cleared. */

@@ -8,6 +8,7 @@ import { keep } from "pulumi-keepstack";
 import { syncOf } from "../../../emulator/keep/sync";
 import { EngineError, summarize } from "../../../harness";
 import { KeepStack, startKeepStack } from "../../support/keep-stack";
+import { definedOutputs } from "../../support/outputs";
 
 describe("keep.sync.Association", () => {
   let stack: KeepStack;
@@ -36,7 +37,7 @@ describe("keep.sync.Association", () => {
       { destinationType: destination.destinationType, destinationName: destination.name, mount: secret.mount, secretName: secret.path, adopt: o.adopt },
       { dependsOn: config ? [config] : [] },
     );
-    return { status: association.syncStatus };
+    return definedOutputs({ status: association.syncStatus });
   };
 
   test("preview plans the secret, the destination and the association without a request", async () => {

@@ -7,6 +7,7 @@ import { keep } from "pulumi-keepstack";
 import { syncOf, StoredDestination } from "../../../emulator/keep/sync";
 import { EngineError, summarize } from "../../../harness";
 import { KeepStack, startKeepStack } from "../../support/keep-stack";
+import { definedOutputs } from "../../support/outputs";
 
 type Args = Record<string, unknown>;
 
@@ -233,7 +234,7 @@ describe.each(cases)("keep.sync destination $type", (c) => {
       const got = await stack.engine.up(() => {
         declare("adopted")();
         const r = CLASSES[c.type].get("read-only", `${c.type}/adopted`) as Record<string, unknown>;
-        return Object.fromEntries(sensitive.map((k) => [k, r[k]]));
+        return definedOutputs(Object.fromEntries(sensitive.map((k) => [k, r[k]])));
       }).catch((e: unknown) => e);
       expect(JSON.stringify(got)).not.toContain(OBFUSCATED);
       expect(stateText()).not.toContain(OBFUSCATED);
