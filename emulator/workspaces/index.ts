@@ -49,6 +49,12 @@ export interface WorkspacesEmulatorOptions {
   rateLimitPerSecond?: number;
   /** Delay between the end of an upload and its pending → uploaded transition (default 50 ms). */
   uploadDelayMs?: number;
+  /**
+   * Seed a VCS-linked workspace, `vcs-app`, with one configuration version fetched from a commit
+   * (ingress attributes included), for tests of what only a repository gives. Off by default: the
+   * emulator then holds no workspace a program did not make, so `import --all` adopts nothing else.
+   */
+  vcsSample?: boolean;
 }
 
 export interface WorkspacesEmulator extends ServiceServer {
@@ -74,10 +80,10 @@ export interface WorkspacesEmulator extends ServiceServer {
   agentPoolId: string;
   defaultProjectId: string;
   otherProjectId: string;
-  /** Seeded VCS-linked workspace `vcs-app` of `organization`. */
-  vcsWorkspaceId: string;
-  /** Its VCS-created configuration version (uploaded, with ingress attributes). */
-  vcsConfigurationVersionId: string;
+  /** The VCS-linked workspace `vcs-app` of `organization`, when `vcsSample` seeded it. */
+  vcsWorkspaceId?: string;
+  /** Its VCS-created configuration version (uploaded, with ingress attributes), when seeded. */
+  vcsConfigurationVersionId?: string;
   /** Requests per second per token; undefined turns limiting off. */
   setRateLimit(perSecond: number | undefined): void;
   setUploadDelay(ms: number): void;
@@ -119,7 +125,7 @@ export async function startWorkspacesEmulator(options: WorkspacesEmulatorOptions
     (objectId) => `${baseUrl}${ARCHIVIST_PREFIX}/v1/object/${objectId}`,
     options.uploadDelayMs ?? DEFAULT_UPLOAD_DELAY_MS,
   );
-  const seed = await seedState(store, directory);
+  const seed = await seedState(store, directory, options.vcsSample ?? false);
 
   const removeWorkspace = (id: string): boolean => {
     if (!store.workspaces.delete(id)) return false;
@@ -267,7 +273,7 @@ type SeedFields = Pick<
   | "vcsConfigurationVersionId"
 >;
 
-async function seedState(store: Store, directory: string): Promise<SeedFields> {
+async function seedState(store: Store, directory: string, vcsSample: boolean): Promise<SeedFields> {
   const acme = store.addOrganization("acme", { assessmentsEntitled: true });
   const globex = store.addOrganization("globex", { assessmentsEntitled: false });
   const otherProject = store.addProject(acme.name, "platform");
@@ -293,6 +299,18 @@ async function seedState(store: Store, directory: string): Promise<SeedFields> {
     organization: store.addToken({ kind: "organization", admin: new Set([acme.name]), member: new Set() }),
     readOnly: store.addToken({ kind: "user", admin: new Set(), member: new Set([acme.name]) }),
   };
+
+  const seeded = {
+    organization: acme.name,
+    secondOrganization: globex.name,
+    tokens,
+    oauthTokenId,
+    githubAppInstallationId,
+    agentPoolId,
+    defaultProjectId: acme.defaultProjectId,
+    otherProjectId: otherProject.id,
+  };
+  if (!vcsSample) return seeded;
 
   // A VCS-linked workspace with one version fetched from a commit, so ingress attributes exist.
   const attributes = defaultWorkspaceAttributes("vcs-app", acme);
@@ -353,18 +371,7 @@ async function seedState(store: Store, directory: string): Promise<SeedFields> {
   store.configurationVersions.set(cv.id, cv);
   ws.currentConfigurationVersionId = cv.id;
 
-  return {
-    organization: acme.name,
-    secondOrganization: globex.name,
-    tokens,
-    oauthTokenId,
-    githubAppInstallationId,
-    agentPoolId,
-    defaultProjectId: acme.defaultProjectId,
-    otherProjectId: otherProject.id,
-    vcsWorkspaceId: ws.id,
-    vcsConfigurationVersionId: cv.id,
-  };
+  return { ...seeded, vcsWorkspaceId: ws.id, vcsConfigurationVersionId: cv.id };
 }
 
 async function writeSeedArchive(directory: string): Promise<string> {

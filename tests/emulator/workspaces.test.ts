@@ -189,7 +189,7 @@ async function uploadedVersion(workspaceId: string, attributes: Record<string, u
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), "workspaces-test-"));
   // Limiting is switched on only by the rate-limit tests; the upload delay stays small.
-  emu = await startWorkspacesEmulator({ port: 0, rateLimitPerSecond: 0, uploadDelayMs: 5 });
+  emu = await startWorkspacesEmulator({ port: 0, rateLimitPerSecond: 0, uploadDelayMs: 5, vcsSample: true });
 });
 
 afterAll(async () => {
@@ -944,7 +944,7 @@ describe("pagination", () => {
 
 describe("rate limit", () => {
   it("defaults to 30 requests per second per token, like the real service", async () => {
-    const fresh = await startWorkspacesEmulator({ port: 0 });
+    const fresh = await startWorkspacesEmulator({ port: 0, vcsSample: true });
     try {
       const answer = await fetch(`${fresh.url}/api/v2/workspaces/${fresh.vcsWorkspaceId}`, {
         headers: { authorization: `Bearer ${fresh.tokens.user}` },
@@ -1191,7 +1191,7 @@ describe("configuration versions", () => {
   });
 
   it("shows ingress attributes of a VCS-created version, and none for API-created ones", async () => {
-    const cvId = emu.vcsConfigurationVersionId;
+    const cvId = emu.vcsConfigurationVersionId!;
     const shown = await call("GET", `/configuration-versions/${cvId}?include=ingress-attributes`);
     expect(shown.status).toBe(200);
     const relation = shown.body.data.relationships["ingress-attributes"];
@@ -1227,7 +1227,7 @@ describe("configuration versions", () => {
   });
 
   it("archives a VCS-created version automatically once its runs complete", async () => {
-    const cvId = emu.vcsConfigurationVersionId;
+    const cvId = emu.vcsConfigurationVersionId!;
     expect((await call("GET", `/configuration-versions/${cvId}/download`)).status).toBe(302);
     const runId = emu.addRun(cvId, { inProgress: true });
     expect(emu.getConfigurationVersion(cvId)?.status).toBe("uploaded");

@@ -5,7 +5,8 @@ import { clientFor, contextFor, startWorkspacesStack, WorkspacesStack } from "./
 describe("workspace service functions", () => {
   let stack: WorkspacesStack;
   beforeAll(async () => {
-    stack = await startWorkspacesStack();
+    // The VCS-linked sample workspace: its version has ingress attributes.
+    stack = await startWorkspacesStack({ emulator: { vcsSample: true } });
     // More than one page of the largest size the service serves (100).
     const client = clientFor(stack.config);
     const names = Array.from({ length: 130 }, (_, i) => `listed-${String(i).padStart(3, "0")}`);
@@ -36,11 +37,11 @@ describe("workspace service functions", () => {
 
   test("getConfigurationVersion reads with include=ingress-attributes; getIngressAttributes reads the commit", async () => {
     stack.emu.log.clear();
-    const configurationVersionId = stack.emu.vcsConfigurationVersionId;
+    const configurationVersionId = stack.emu.vcsConfigurationVersionId!;
     const result = await stack.engine.up(async () => {
       const version = await workspaces.getConfigurationVersion({ configurationVersionId });
       const ingress = await workspaces.getIngressAttributes({ configurationVersionId });
-      const listed = await workspaces.listConfigurationVersions({ workspaceId: stack.emu.vcsWorkspaceId });
+      const listed = await workspaces.listConfigurationVersions({ workspaceId: stack.emu.vcsWorkspaceId! });
       return { version, ingress, listed: listed.map((v) => v.id) };
     });
     expect(result.outputs.version).toMatchObject({
