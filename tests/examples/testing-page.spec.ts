@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pageBlocks } from "../support/pages";
+import { typescript5, typescriptNextToPulumi } from "../support/typescript";
 
 const root = path.join(__dirname, "..", "..");
 
@@ -18,36 +19,26 @@ const root = path.join(__dirname, "..", "..");
  * dependency its `tsc` would take the place of the build's).
  */
 const TYPESCRIPTS = [
-  ["TypeScript 5", () => path.join(root, "node_modules", "typescript")],
+  ["TypeScript 5", () => typescript5()],
   ["TypeScript 6", () => typescript6],
 ] as const;
 let typescript6 = "";
-let typescript6Home = "";
 /** What `npm install typescript@7` says next to `@pulumi/pulumi`'s peer range. */
 let refusal = "";
 beforeAll(() => {
-  // A project whose one dependency declares `@pulumi/pulumi`'s peer range for TypeScript, as read
-  // from the installed SDK: a plain `npm install typescript` there is what the page says it is.
-  typescript6Home = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-typescript-6-"));
-  const range = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).peerDependencies.typescript as string;
-  fs.mkdirSync(path.join(typescript6Home, "peer"));
-  fs.writeFileSync(path.join(typescript6Home, "peer", "package.json"), JSON.stringify({ name: "peer", version: "1.0.0", peerDependencies: { typescript: range } }));
-  fs.writeFileSync(path.join(typescript6Home, "package.json"), JSON.stringify({ name: "typescript-6", private: true, dependencies: { peer: "file:./peer" } }));
-  const npm = (...args: string[]) => spawnSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: typescript6Home, encoding: "utf8" });
-  const plain = npm("install", "typescript");
-  if (plain.status !== 0) throw new Error(`npm install typescript failed: ${plain.stderr}`);
-  typescript6 = path.join(typescript6Home, "node_modules", "typescript");
-  // TypeScript 7 asked for by name, in a copy of the project: npm says it goes against the range.
+  // A plain `npm install typescript` next to the SDK's peer range (tests/support/typescript.ts).
+  const { typescript, project } = typescriptNextToPulumi();
+  typescript6 = typescript;
+  // TypeScript 7 asked for by name, in a copy of that project: npm says it goes against the range.
   const seven = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-typescript-7-"));
   try {
-    fs.cpSync(path.join(typescript6Home, "peer"), path.join(seven, "peer"), { recursive: true });
-    fs.copyFileSync(path.join(typescript6Home, "package.json"), path.join(seven, "package.json"));
+    fs.cpSync(path.join(project, "peer"), path.join(seven, "peer"), { recursive: true });
+    fs.copyFileSync(path.join(project, "package.json"), path.join(seven, "package.json"));
     refusal = spawnSync("npm", ["install", "typescript@7", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: seven, encoding: "utf8" }).stderr;
   } finally {
     fs.rmSync(seven, { recursive: true, force: true });
   }
 }, 120_000);
-afterAll(() => fs.rmSync(typescript6Home, { recursive: true, force: true }));
 
 test("docs/testing.md installs a TypeScript of those majors, as npm does next to @pulumi/pulumi: a plain install gives 6, and 7 goes against the peer range", () => {
   const [install] = pageBlocks("docs/testing.md", "sh");
