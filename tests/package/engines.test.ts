@@ -25,3 +25,19 @@ test("every runtime dependency supports every Node version the package declares"
     .map(({ name, range }) => `${name} needs ${range}`);
   expect(unsupported).toEqual([]);
 });
+
+test("the README names each EBADENGINE warning npm ci prints on Node 20: the locked packages that declare a newer Node", () => {
+  // npm warns once per installed package whose `engines.node` the running Node does not satisfy:
+  // the project itself, and each locked package (the project's link to itself among them).
+  const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { name?: string; version?: string; engines?: { node?: string }; link?: boolean }> };
+  const warned = Object.entries(lock.packages)
+    .filter(([, p]) => p.engines?.node !== undefined && !semver.satisfies("20.20.2", p.engines.node))
+    .map(([where, p]) => (where === "" ? pkg.name : (p.name ?? where.replace(/^.*node_modules\//, ""))));
+  // The self-link (`node_modules/pulumi-keepstack`) is a link whose target is the project: npm warns for it too.
+  const self = Object.entries(lock.packages).filter(([where, p]) => where.endsWith(`node_modules/${pkg.name}`) && p.link).length;
+  const names = [...warned, ...Array.from({ length: self }, () => pkg.name)].sort();
+  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8").replace(/\s+/g, " ");
+  const counts = ["zero", "one", "two", "three", "four", "five", "six"];
+  expect(readme).toContain(`\`npm ci\` first prints ${counts[names.length]} \`EBADENGINE\` warnings`);
+  for (const name of new Set(names)) expect(readme).toContain(`\`${name === pkg.name ? `${name}@${pkg.version}` : name}\``);
+});
