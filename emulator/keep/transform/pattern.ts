@@ -86,8 +86,37 @@ function literal(c: string, inClass: boolean): string {
 
 const hex = (code: number) => (code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\u{${code.toString(16)}}`);
 
+/**
+ * A counted repetition (`{n}`, `{n,m}`, `{n,}`) and the counted repetitions inside what it repeats:
+ * what RE2 weighs when it bounds the size of a pattern.
+ */
+interface CountedRepeat {
+  min: number;
+  /** Undefined for `{n,}`. */
+  max?: number;
+  inside: CountedRepeat[];
+}
+
+/**
+ * RE2's bound on nested counts (Go's `repeatIsValid`): a count takes its share of `n` (1000 at the
+ * outermost), what it repeats must fit in what is left (integer division), and `{0}` holds nothing.
+ */
+function countsFit(repeat: CountedRepeat, n: number): boolean {
+  if (repeat.max === 0) return true;
+  const m = repeat.max ?? repeat.min;
+  if (m > n) return false;
+  const left = m > 0 ? Math.floor(n / m) : n;
+  return repeat.inside.every((inner) => countsFit(inner, left));
+}
+
 class Translator {
   private at = 0;
+  /**
+   * The counted repetitions at the top level of each open group (the pattern's own first), and how
+   * many of those at the end of the current group's list the last operand holds.
+   */
+  private readonly counted: CountedRepeat[][] = [[]];
+  private lastOperandCounts = 0;
   private out = "";
   private groups = 0;
   private readonly names = new Map<string, number>();
@@ -113,6 +142,7 @@ class Translator {
         if (this.openGroup()) {
           depth++;
           this.groupStarts.push(start);
+          this.counted.push([]);
           this.before = "nothing";
         } else {
           // `(?flags)` changes no operand: a repetition after it repeats what came before, even a repetition.
@@ -138,12 +168,22 @@ class Translator {
           const max = m[2] ? (m[3] ? Number(m[3]) : undefined) : min;
           if (min > 1000 || (max !== undefined && (max > 1000 || max < min))) this.fail(`invalid repeat count: ${m[0]}`);
           this.repeat(m[0]);
+          // What it repeats leaves the group's list for the new count's.
+          const level = this.counted[this.counted.length - 1];
+          const repeat: CountedRepeat = { min, max, inside: level.splice(level.length - this.lastOperandCounts) };
+          if ((min >= 2 || (max ?? 0) >= 2) && !countsFit(repeat, 1000)) this.fail(`invalid repeat count: ${m[0]}`);
+          level.push(repeat);
+          this.lastOperandCounts = 1;
           continue;
         }
       }
       if (c === ")") {
         if (depth === 0) this.fail("unexpected )");
         depth--;
+        // An uncounted group holds its counts for whoever repeats it next; else they stay where they are.
+        const inner = this.counted.pop()!;
+        this.counted[this.counted.length - 1].push(...inner);
+        this.lastOperandCounts = inner.length;
         this.mode = this.outer.pop()!;
         this.out += ")";
         this.at++;
@@ -152,6 +192,7 @@ class Translator {
         continue;
       }
       this.operandStart = this.out.length;
+      this.lastOperandCounts = 0;
       if (c === "\\") this.out += this.escape(false);
       else if (c === "[") this.out += this.characterClass();
       else if (c === "." || c === "^" || c === "$") {
@@ -308,6 +349,8 @@ class Translator {
       this.at++;
     }
     let first = true;
+    /** After a range's `-`: its end is one character, never a named class (`[.-[:a]` ends the range at `[`). */
+    let rangeEnd = false;
     for (;;) {
       const c = this.source[this.at];
       if (c === undefined) this.fail("missing closing ]");
@@ -316,7 +359,9 @@ class Translator {
         break;
       }
       first = false;
-      if (c === "[") {
+      const endsRange = rangeEnd;
+      rangeEnd = false;
+      if (c === "[" && !endsRange) {
         const posix = /^\[:(\^?)([a-z]+):\]/.exec(this.source.slice(this.at));
         if (posix) {
           const inside = POSIX_CLASSES[posix[2]];
@@ -334,6 +379,7 @@ class Translator {
       if (c === "-" && this.source[this.at + 1] !== "]" && text !== "[" && text !== "[^") {
         text += "-";
         this.at++;
+        rangeEnd = true;
         continue;
       }
       text += this.folded(c, true);
