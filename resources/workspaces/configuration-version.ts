@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
 import { ApiError, isNotFound, PartialCreateError } from "../../provider/errors";
+import type { OperationContext } from "../../provider/context";
 import { backoffMs, retryPolicyOf } from "../../provider/http";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { resourceSpec } from "../../provider/spec";
@@ -200,27 +201,39 @@ function unusable(resource: JsonApiResourceObject): Attributes {
 const mayStillAct = (e: ApiError) => e.status === 0 && (e.code === "ECONNABORTED" || e.code === "ETIMEDOUT");
 
 /**
- * Sends the create, never repeated blindly: after a failure that may have acted (a 5xx, a
- * reset, a lost answer), the workspace's versions made since show what the attempt did. A version
- * it made is adopted, kept in state as created-but-failed (its upload URL came only in the lost
- * answer); when it made nothing the create is sent again, within the retry policy's budget. When
- * the client gave up waiting, or the lookup fails, a slow service may still act: the state keeps a
- * marker that the next refresh, up or destroy resolves.
+ * Sends the create, never repeated blindly: after a failure that may have acted (a 5xx, a reset, a
+ * lost answer, an answer given after the client gave up), the workspace's versions made since show
+ * what the attempt did. A version it made cannot be used (its upload URL came only in the lost
+ * answer) nor archived (the service archives only uploaded versions): it is left pending, the run's
+ * output says so, and a new version is made, within the retry policy's budget; once that is spent,
+ * the last one made is kept in state as created-but-failed. When it made nothing the create is sent
+ * again, within the same budget. When the client gave up waiting and nothing is listed yet, or the
+ * lookup fails, a slow service may still act: the state keeps a marker that the next refresh, up or
+ * destroy resolves.
  */
-async function createVersion(client: WorkspacesClient, workspaceId: string, flags: Attributes, newestKnown: string | undefined): Promise<JsonApiResourceObject> {
+async function createVersion(ctx: OperationContext, client: WorkspacesClient, workspaceId: string, flags: Attributes, newestKnown: string | undefined): Promise<JsonApiResourceObject> {
   const policy = retryPolicyOf(client.config);
+  /** The newest version not made by this create's attempts. */
+  let known = newestKnown;
   for (let attempt = 1; ; attempt++) {
     try {
       const body = { type: "configuration-versions" as const, attributes: flags };
       return (await client.send(configurationVersions.create, { params: { workspaceId }, body })).body;
     } catch (e) {
       if (!(e instanceof ApiError && e.mayHaveActed)) throw e;
-      const listed = await versionsMadeAfter(client, workspaceId, newestKnown, flags).catch(() => undefined);
+      const listed = await versionsMadeAfter(client, workspaceId, known, flags).catch(() => undefined);
       const made = listed?.[0];
+      const lost = `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer`;
+      if (made && attempt <= policy.retries) {
+        for (const left of listed!) {
+          ctx.warn(`configuration version ${left.id} of ${workspaceId} is left pending: ${lost}; the service archives only uploaded versions. A new version is made and uploaded instead`);
+        }
+        known = listed![listed!.length - 1].id;
+        await sleep(backoffMs(policy, attempt));
+        continue;
+      }
       if (made) {
-        const reason =
-          `the answer to its create was lost (${e.message}), and with it the upload URL, which the service gives only in that answer: ` +
-          "the version stays pending (the service archives only uploaded versions): run up again, which replaces it with a new one";
+        const reason = `${lost}: the version stays pending (the service archives only uploaded versions), and the retries are spent: run up again, which replaces it with a new one`;
         throw new PartialCreateError(`configuration version ${made.id} was created, but ${reason}`, made.id, unusable(made), [reason]);
       }
       if (listed && !mayStillAct(e) && attempt <= policy.retries) {
@@ -268,7 +281,7 @@ export const configurationVersionSpec = resourceSpec({
         throw e.withAdvice(`no workspace ${args.workspaceId} is visible to this token: check workspaceId (a workspace's id output, ws-…)`);
       })
     )[0]?.id;
-    const created = await createVersion(client, args.workspaceId, flags, newestKnown);
+    const created = await createVersion(ctx, client, args.workspaceId, flags, newestKnown);
     const uploadUrl = versionAttributes(created)["upload-url"];
     if (!uploadUrl) {
       const reason = "the service did not answer with an upload-url";

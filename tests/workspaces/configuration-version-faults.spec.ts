@@ -4,7 +4,7 @@
  * upload or its status cannot be completed), so nothing stays pending unaccounted.
  */
 import { workspaces } from "pulumi-keepstack";
-import { EngineError, summarize } from "../../harness";
+import { Engine, EngineError, summarize } from "../../harness";
 import { clientFor, makeTree, removeTree, startWorkspacesStack, WorkspacesStack } from "./workspaces-stack";
 import { definedOutputs } from "../support/outputs";
 
@@ -52,24 +52,57 @@ describe("workspaces.ConfigurationVersion under faults", () => {
     expect(stack.emu.log.entries.filter((e) => e.method === "PUT").map((e) => e.status)).toEqual([412, 200]);
   });
 
-  test("a create whose answer was lost makes one version, kept in state; the next up replaces it", async () => {
+  test("a create whose answer was lost: the version it made is left pending, said so, and a new one is made and uploaded in the same run", async () => {
     const before = await versionIds();
     stack.emu.faults.inject({ times: 1, dropAfterHandling: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
-    const error = await failedUp();
-    // Not sent again once it may have reached the service.
-    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.fault ?? e.status)).toEqual(["drop"]);
+    const result = await stack.engine.up(program());
+    expect(result.outputs.status).toBe("uploaded");
+    // The create went twice: the first made a version whose answer was lost, the second the one in use.
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.fault ?? e.status)).toEqual(["drop", 201]);
     const made = (await versionIds()).filter((id) => !before.includes(id));
-    expect(made).toHaveLength(1);
-    expect(stack.emu.getConfigurationVersion(made[0])?.status).toBe("pending");
-    expect(error.message).toContain(`configuration version ${made[0]} was created, but the answer to its create was lost`);
-    expect(inState().map((r) => [r.id, r.outputs.contentHash])).toEqual([[made[0], ""]]);
+    expect(made).toHaveLength(2);
+    const left = made.find((id) => id !== result.outputs.id)!;
+    expect(stack.emu.getConfigurationVersion(left)?.status).toBe("pending");
+    expect(inState().map((r) => r.id)).toEqual([result.outputs.id]);
+    // The run's output names the version left and why.
+    expect(result.diagnostics.join("\n")).toContain(`warning: configuration version ${left} of ${workspaceId} is left pending: the answer to its create was lost`);
+    expect(result.diagnostics.join("\n")).toContain("the service archives only uploaded versions. A new version is made and uploaded instead");
+    // Nothing more to do.
+    expect(summarize((await stack.engine.preview(program())).steps)).toEqual({ same: 1 });
+  });
 
-    // The next up replaces it; the pending one cannot be archived and the log says so.
+  test("a create answered only after the client gave up is the same case: its version is left pending, said so, and a new one uploaded", async () => {
+    const before = await versionIds();
+    stack.emu.faults.inject({ times: 1, holdUntilAborted: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    const slow = new Engine({ project: "workspaces-test", config: { ...stack.config, "workspaces:timeoutSeconds": "0.5" }, secretConfig: ["workspaces:token"] });
+    try {
+      const result = await slow.up(program());
+      expect(result.outputs.status).toBe("uploaded");
+      const made = (await versionIds()).filter((id) => !before.includes(id));
+      expect(made).toHaveLength(2);
+      const left = made.find((id) => id !== result.outputs.id)!;
+      expect(result.diagnostics.join("\n")).toContain(`configuration version ${left} of ${workspaceId} is left pending`);
+      await slow.destroy();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test("when every create's answer is lost, the retries are spent and the last version made stays in state; the next up replaces it", async () => {
+    const before = await versionIds();
+    // One answer lost more than the policy retries (4): the budget is spent on versions made and left.
+    stack.emu.faults.inject({ times: 5, dropAfterHandling: true, match: /^POST \/api\/v2\/workspaces\/[^/]+\/configuration-versions$/ });
+    const error = await failedUp();
+    expect(stack.emu.log.entries.filter((e) => e.method === "POST")).toHaveLength(5);
+    const made = (await versionIds()).filter((id) => !before.includes(id));
+    expect(made).toHaveLength(5);
+    const kept = inState().map((r) => r.id);
+    expect(kept).toHaveLength(1);
+    expect(error.message).toContain(`configuration version ${kept[0]} was created, but the answer to its create was lost`);
+    expect(error.message).toContain("the retries are spent");
     const result = await stack.engine.up(program());
     expect(summarize(result.steps)).toEqual({ replace: 1 });
     expect(result.outputs.status).toBe("uploaded");
-    expect((await versionIds()).filter((id) => !before.includes(id))).toHaveLength(2);
-    expect(result.diagnostics.join("\n")).toContain(`configuration version ${made[0]} is left as it is: only uploaded versions can be archived, and this one is pending`);
   });
 
   test("a refused status read after the upload keeps the version in state as created-but-failed, with the advice", async () => {
