@@ -21,9 +21,9 @@ export const listedKeys = z.unknown().transform((body) => {
  * service treats as PUT; PATCH for a JSON merge patch), delete and LIST (`GET ?list=true`, a 404 an
  * empty list). An object the package never lists has no `list` row.
  */
-export interface ObjectRows<Path extends string = string, WritePath extends string = Path, Fields extends object = {}> {
+export interface ObjectRows<Path extends string = string, WritePath extends string = Path, Fields extends object = {}, Written extends object = {}> {
   read: Endpoint<never, (Record<string, unknown> & Fields) | undefined, "absent", Path>;
-  write: Endpoint<never, Record<string, unknown> | undefined, "error", WritePath>;
+  write: Endpoint<never, (Record<string, unknown> & Written) | undefined, "error", WritePath>;
   delete: Endpoint<never, void, "absent", Path>;
   list?: Endpoint<never, string[], "absent">;
 }
@@ -32,15 +32,21 @@ export interface ObjectRows<Path extends string = string, WritePath extends stri
  * The rows of an object at `path`: its writes go to `write` where the type has its own write route,
  * its LIST to `list` (by default the path without its last segment); `answer` checks and types the
  * read's fields that the package reads itself (the rest go to the object's field table as they are).
+ * `written` is the write's answer where the service answers a write with the object, checked as
+ * `answer` is; without it the write's answer is not read (the service answers none, or the spec
+ * does not show one), and the object is read back when its computed values are wanted.
  */
-export function objectAt<Path extends string, WritePath extends string = Path, Fields extends object = {}>(
+export function objectAt<Path extends string, WritePath extends string = Path, Fields extends object = {}, Written extends object = {}>(
   path: Path,
-  parts: { write?: `${"POST" | "PATCH"} ${WritePath}`; list?: string | false; answer?: z.ZodType<Fields> } = {},
-): ObjectRows<Path, WritePath, Fields> {
+  parts: { write?: `${"POST" | "PATCH"} ${WritePath}`; list?: string | false; answer?: z.ZodType<Fields>; written?: z.ZodType<Written> } = {},
+): ObjectRows<Path, WritePath, Fields, Written> {
   const listPath = parts.list ?? path.split("/").slice(0, -1).join("/");
   return {
     read: endpoint<Path, never, (Record<string, unknown> & Fields) | undefined, "absent">(`GET ${path}`, { answer: fieldsOf(parts.answer), notFound: "absent" }),
-    write: endpoint<WritePath, never, Record<string, unknown> | undefined>(parts.write ?? (`POST ${path}` as `POST ${WritePath}`), { answer: fieldsOf() }),
+    write: endpoint<WritePath, never, (Record<string, unknown> & Written) | undefined>(
+      parts.write ?? (`POST ${path}` as `POST ${WritePath}`),
+      parts.written ? { answer: fieldsOf(parts.written) } : {},
+    ),
     delete: endpoint<Path, never, void, "absent">(`DELETE ${path}`, { notFound: "absent" }),
     ...(listPath === false ? {} : { list: endpoint(`GET ${listPath}`, { answer: listedKeys, notFound: "absent", query: LIST }) }),
   };
@@ -54,14 +60,24 @@ export const policies = {
 };
 
 /** Key-value secrets (version 2): the secret's data; its metadata rows are in `kv` below. */
-export const kvSecret = objectAt("{mount*}/data/{path*}", { list: false });
+export const kvSecret = objectAt("{mount*}/data/{path*}", {
+  list: false,
+  answer: z.object({ metadata: z.object({ version: z.number() }).loose() }).loose(),
+  // A write answers the version it made: its metadata, without the data.
+  written: z.object({ version: z.number() }).loose(),
+});
+
+const syncConfig = z.object({ disabled: z.boolean(), queue_capacity: z.number() });
+/** A repository-host app as a read and a write answer it; the private key is not read back. */
+const repoHostApp = z.object({ app_id: z.union([z.string(), z.number()]), fingerprint: z.string() }).loose();
 
 /** Secret sync's objects: the configuration (a merge patch), the destinations by type, the repository-host apps. */
 export const syncObjects = {
   config: objectAt("sys/sync/config", {
     write: "PATCH sys/sync/config",
     list: false,
-    answer: z.object({ disabled: z.boolean(), queue_capacity: z.number() }),
+    answer: syncConfig,
+    written: syncConfig,
   }),
   destinations: {
     "cloudA-sm": objectAt("sys/sync/destinations/cloudA-sm/{name}"),
@@ -70,7 +86,7 @@ export const syncObjects = {
     repohost: objectAt("sys/sync/destinations/repohost/{name}"),
     "webhost-project": objectAt("sys/sync/destinations/webhost-project/{name}"),
   },
-  repoHostApp: objectAt("sys/sync/github-apps/{name}", { list: false }),
+  repoHostApp: objectAt("sys/sync/github-apps/{name}", { list: false, answer: repoHostApp, written: repoHostApp }),
 };
 
 /** A performance secondary's paths filter, on the primary. */

@@ -93,6 +93,8 @@ export const workspaces = {
 
 export const configurationVersions = {
   read: endpoint("GET configuration-versions/{id}", { answer: resourceObject, notFound: "absent" }),
+  /** The same read, for a version a call names: one that is not there fails the call. */
+  get: endpoint("GET configuration-versions/{id}", { answer: resourceObject }),
   /** A workspace's versions, newest first, paged. */
   listPage: endpoint("GET workspaces/{workspaceId}/configuration-versions", { answer: listOf(resourceObject) }),
   /** Never repeated on its own: a second attempt would make a second version. */

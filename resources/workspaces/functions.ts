@@ -3,13 +3,12 @@
  * process and read the connection settings from its stack configuration (`programContext`); the
  * provider plugin serves the same functions through `Invoke`, with its own configuration.
  */
-import { ApiError } from "../../provider/errors";
+import { isNotFound } from "../../provider/errors";
 import { configurationVersions, JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { relatedId, WorkspacesClient } from "../../provider/workspaces-client";
 import { extractArchive } from "./configuration-archive";
 import { configurationVersionComputed } from "./configuration-version";
 import { camelKeys } from "./json-api-names";
-import { route } from "../../provider/paths";
 import { FunctionError, functionFamily } from "../../provider/functions";
 
 type Attributes = Record<string, unknown>;
@@ -269,9 +268,11 @@ export const downloadConfigurationVersion = family.define<DownloadConfigurationV
   },
 });
 
-/** A configuration version, or the 404 that says it does not exist. */
+/** A configuration version a function names; when it is not there, the advice names the argument. */
 async function readVersion(client: WorkspacesClient, id: string, query?: Record<string, string>) {
-  const found = await client.send(configurationVersions.read, { params: { id }, options: { query } });
-  if (found) return found;
-  throw new ApiError("workspaces", "GET", `/api/v2${route("/configuration-versions/{id}", { id })}`, 404, [{ message: `configuration version ${id} does not exist, or this token cannot read it` }]);
+  try {
+    return await client.send(configurationVersions.get, { params: { id }, options: { query } });
+  } catch (e) {
+    throw isNotFound(e) ? e.withAdvice(`no configuration version ${id} is visible to this token: check configurationVersionId (a ConfigurationVersion's id output, cv-…)`) : e;
+  }
 }

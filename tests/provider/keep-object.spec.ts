@@ -35,7 +35,11 @@ describe("path templates", () => {
 const gadget = keepObject({
   type: "TestGadget",
   description: "A gadget",
-  rows: objectAt("{mount*}/gadgets/{name}", { answer: z.object({ max_size: z.number().optional(), palette: z.string().optional() }) }),
+  rows: objectAt("{mount*}/gadgets/{name}", {
+    answer: z.object({ max_size: z.number().optional(), palette: z.string().optional() }),
+    // A write answers with the object, its serial among its fields.
+    written: z.object({ serial: z.string() }).partial(),
+  }),
   id: "{mount*}/gadgets/{name}",
   inputs: z.object({
     /** Mount. */

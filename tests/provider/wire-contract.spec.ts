@@ -12,7 +12,7 @@ import { z } from "zod";
 import { endpoint, Method, send, Transport } from "../../provider/contract";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { resolveServiceConfig } from "../../provider/config";
-import { kv, namespaces, rekey, replication, sync, transform } from "../../provider/contracts/keep";
+import { kv, kvSecret, namespaces, policies, rekey, replication, sync, syncObjects, transform, transformObjects } from "../../provider/contracts/keep";
 import { mesh } from "../../provider/contracts/mesh";
 import { configurationVersions, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { KeepClient } from "../support/by-path";
@@ -188,6 +188,23 @@ describe("the secrets service's rows", () => {
     expect((await send("keep", "/v1", destinations.transport, sync.secretDestinations))?.body.associated_destinations["repohost/gh"]).toEqual({ sync_status: "SYNCED", updated_at: "t" });
     const list = recording(() => ({ key_info: { "repohost/gh": null }, keys: ["repohost/gh"] }));
     expect((await send("keep", "/v1", list.transport, sync.associations))?.body.key_info).toEqual({ "repohost/gh": [] });
+  });
+
+  test("an object's write answer is checked where the service answers with the object, and not read where it answers none", async () => {
+    const app = { params: { name: "gh" }, body: {} };
+    const answered = recording(() => ({ app_id: "12", fingerprint: "f1", name: "gh" }));
+    expect((await send("keep", "/v1", answered.transport, syncObjects.repoHostApp.write, app)).body).toMatchObject({ fingerprint: "f1", name: "gh" });
+    const wrong = recording(() => ({ app_id: "12", fingerprint: 7 }));
+    const error = await send("keep", "/v1", wrong.transport, syncObjects.repoHostApp.write, app).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^keep: POST \/v1\/sys\/sync\/github-apps\/gh answered with an unexpected body: fingerprint: /);
+    const secret = { params: { mount: "secret", path: "app/db" }, body: {} };
+    expect((await send("keep", "/v1", recording(() => ({ version: 3, created_time: "t" })).transport, kvSecret.write, secret)).body).toMatchObject({ version: 3 });
+    expect(await send("keep", "/v1", recording(() => ({ version: "3" })).transport, kvSecret.write, secret).catch((e: unknown) => e)).toBeInstanceOf(ResponseShapeError);
+    expect(await send("keep", "/v1", recording(() => ({ disabled: "no" })).transport, syncObjects.config.write, { body: {} }).catch((e: unknown) => e)).toBeInstanceOf(ResponseShapeError);
+    // The spec shows no answer to a policy or a transformation written: whatever comes is not read.
+    const policy = recording(() => ({ warnings: ["w"], anything: 1 }));
+    expect((await send("keep", "/v1", policy.transport, policies.acl.write, { params: { name: "readers" }, body: {} })).body).toBeUndefined();
+    expect((await send("keep", "/v1", policy.transport, transformObjects.transformation.write, { params: { mount: "transform", type: "fpe", name: "ccn" }, body: {} })).body).toBeUndefined();
   });
 });
 

@@ -58,7 +58,11 @@ describe("workspace service functions", () => {
   test("functions fail clearly for what does not exist", async () => {
     const ctx = contextFor(stack.config);
     await expect(workspaces.getConfigurationVersion({ configurationVersionId: "cv-doesnotexist0000" }, ctx)).rejects.toThrow(
-      /returned 404: configuration version cv-doesnotexist0000 does not exist, or this token cannot read it/,
+      // The request as it was sent (with its query) and the service's own message, then what to check.
+      /GET \/api\/v2\/configuration-versions\/cv-doesnotexist0000\?include=ingress-attributes returned 404: not found\. no configuration version cv-doesnotexist0000 is visible to this token: check configurationVersionId/,
+    );
+    await expect(workspaces.getIngressAttributes({ configurationVersionId: "cv-doesnotexist0000" }, ctx)).rejects.toThrow(
+      /GET \/api\/v2\/configuration-versions\/cv-doesnotexist0000 returned 404: not found\. no configuration version/,
     );
     await expect(workspaces.listWorkspaces({ organization: "initech" }, ctx)).rejects.toThrow(
       /workspaces: GET \/api\/v2\/organizations\/initech\/workspaces\?page%5Bnumber%5D=1&page%5Bsize%5D=100 returned 404/,
