@@ -90,12 +90,14 @@ function withReferenceAdvice(spec: ResourceSpec, inputs: Props, e: unknown): unk
  * where stack config and the environment are at hand, rather than at apply.
  */
 export function connectionProblems(service: ServiceModule, cluster: unknown, context: () => OperationContext): CheckFailure[] {
+  const named = typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined;
   try {
-    context().config(service, typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined);
+    context().config(service, named);
     return [];
   } catch (e) {
     if (!(e instanceof ConfigError) || !e.setting) return [];
-    return [{ property: e.setting, reason: e.message }];
+    // The input that chose a cluster is what the program can change; the message names the setting.
+    return [{ property: named === undefined ? e.setting : "cluster", reason: e.message }];
   }
 }
 

@@ -74,7 +74,7 @@ describe("named clusters", () => {
     try {
       const error = (await engine.preview(() => new keep.AclPolicy("x", { name: "x", policy: TEXT, cluster: "west" })).catch((e) => e)) as EngineError;
       expect(error).toBeInstanceOf(EngineError);
-      expect(error.message).toMatch(/invalid inputs:\n\s+keep-west:address: cluster "west": no address configured: set keep-west:address \(or KEEP_WEST_ADDR\)/);
+      expect(error.message).toMatch(/invalid inputs:\n\s+cluster: cluster "west": no address configured: set keep-west:address \(or KEEP_WEST_ADDR\)/);
     } finally {
       await engine.close();
     }
