@@ -547,7 +547,8 @@ export async function onLanes<T, R>(
   lanes: Lane[],
   items: T[],
   work: (lane: Lane, item: T, index: number) => Promise<R>,
-  deadline?: { ms: number; late(item: T): R },
+  /** A case that outlives `ms` is `late`, and its lane retires (see `Lane.retired`). */
+  deadline?: { ms: number; late(item: T, lane?: Lane): R },
   /** Names the work in a line of progress on standard error, at most every 20 s, instead of minutes of silence. */
   progress?: string,
 ): Promise<R[]> {
@@ -565,7 +566,7 @@ export async function onLanes<T, R>(
   };
   await Promise.all(
     lanes.map(async (lane) => {
-      while (next < items.length) {
+      while (next < items.length && !lane.retired) {
         const index = next++;
         if (!deadline) {
           results[index] = await work(lane, items[index], index);
@@ -577,7 +578,8 @@ export async function onLanes<T, R>(
         const result = await Promise.race([work(lane, items[index], index), late]);
         clearTimeout(timer);
         if (result === "late") {
-          results[index] = deadline.late(items[index]);
+          lane.retired = true;
+          results[index] = deadline.late(items[index], lane);
           return;
         }
         results[index] = result;

@@ -90,14 +90,16 @@ describe("fault matrix", () => {
     lanes = await Promise.all(Array.from({ length: LANES }, () => startLane({ postgresConnectionString: postgres.connectionString, timeoutSeconds: TIMEOUT_SECONDS })));
 
     // Clean runs: what each step requests, and how many objects it leaves, through the plugin; each
-    // create through the dynamic host too, to compare; then the plugin door's own steps.
+    // create through the dynamic host too, to compare, under a name of its own (a lane may take both,
+    // and what one run leaves, such as a revoked key, must not be what the other declares); then the
+    // plugin door's own steps.
     const steps = all.flatMap((entry) => stepsOf(entry).map((step) => ({ entry, step })));
     const cleanJobs = [
       ...steps.map(({ entry, step }, i) => ({ entry, step, door: "plugin" as Door, name: `cln${i}x` })),
-      ...steps.flatMap(({ entry, step }, i) => (step === "create" ? [{ entry, step, door: "dynamic" as Door, name: `cln${i}x` }] : [])),
+      ...steps.flatMap(({ entry, step }, i) => (step === "create" ? [{ entry, step, door: "dynamic" as Door, name: `cld${i}x` }] : [])),
       ...all.flatMap((entry) => pluginStepsOf(entry).map((step) => ({ entry, step, door: "plugin" as Door }))).map((job, i) => ({ ...job, name: `plg${i}x` })),
     ];
-    const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: () => lateOutcome() }, "fault matrix, clean runs");
+    const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: (_, lane) => lateOutcome(60, lane) }, "fault matrix, clean runs");
     cleanJobs.forEach(({ entry, step, door }, i) => clean.set(`${entry.type} ${step} ${door}`, cleanOutcomes[i]));
     const cleanRuns = steps.map(({ entry, step }) => clean.get(`${entry.type} ${step} plugin`)!);
 
@@ -135,7 +137,7 @@ describe("fault matrix", () => {
             reference: c.reference,
             fault: { service: c.target.service, match: c.target.match, skip: c.target.skip, kind: c.kind },
           }),
-        { ms: 120_000, late: () => lateOutcome() },
+        { ms: 120_000, late: (_, lane) => lateOutcome(120, lane) },
         `fault matrix, ${group.length} fault cases${on === lanes ? "" : " of one service giving up"}`,
       );
     const numbered = cases.map((c, i) => ({ c, i }));
@@ -221,6 +223,10 @@ function describeRequest(record: RequestRecord): string {
 }
 
 /** The outcome of a case that did not finish in time (its lane stops). */
-function lateOutcome(): Outcome {
-  return { requests: [], fired: false, errors: [], rerun: false, problems: ["the case did not finish within a minute"], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0 };
+/** A case past its deadline, with what its lane said last; without a lane, no lane was left to take it. */
+function lateOutcome(seconds: number, lane?: Lane): Outcome {
+  const problem = lane
+    ? `the case did not finish within ${seconds} s; its lane's last lines: ${lane.recent().join(" / ") || "(none)"}`
+    : "no lane was left to take the case (each had a case past its deadline)";
+  return { requests: [], fired: false, errors: [], rerun: false, problems: [problem], duplicates: 0, orphans: 0, afterStep: 0, afterDestroy: 0 };
 }

@@ -33,6 +33,13 @@ export interface Lane {
   hostOutput(): string;
   /** The config prefix of each of `servers` (`keep`, `workspaces`, `mesh`, `keep-dr`). */
   servicePrefixes: string[];
+  /** The last lines of the engine's progress (steps, and requests still waiting): what a late case was doing. */
+  recent(): string[];
+  /**
+   * Set when a case outlived its deadline: the case may still be running on this lane's engine, so
+   * the lane takes no more cases (another would share its state and its services).
+   */
+  retired: boolean;
   /** Request timeouts (seconds) by config prefix; the others take the lane's own (restarts the provider host). */
   setTimeouts(timeouts: Record<string, number>): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +50,9 @@ export interface LaneOptions {
   /** Timeout of one request attempt, in seconds (the campaigns' timeout faults wait past it). */
   timeoutSeconds: number;
 }
+
+/** Lines of progress a lane keeps. */
+const RECENT_LINES = 8;
 
 export async function startLane(options: LaneOptions): Promise<Lane> {
   const [clusters, workspaces, mesh] = await Promise.all([
@@ -96,7 +106,12 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
   });
   const secretConfig = ["keep:token", "keep-dr:token", "workspaces:token", "mesh:token", "keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
   // Both doors' hosts load the package as a user gets it: from `npm pack` of this checkout.
-  const engine = new Engine({ project: "campaigns", cwd: packedInstall(), config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig });
+  const recent: string[] = [];
+  const progress = (line: string) => {
+    recent.push(line.trim());
+    if (recent.length > RECENT_LINES) recent.shift();
+  };
+  const engine = new Engine({ project: "campaigns", cwd: packedInstall(), config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig, progress });
 
   // Keep objects are followed as they change; the other services are read through their APIs.
   const keepObjects = new Set<string>();
@@ -138,6 +153,8 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
     secrets: [keep.rootToken, dr.rootToken, mesh.rootToken, ...Object.values(workspaces.tokens)],
     census,
     hostOutput: () => engine.diagnostics().join("\n"),
+    recent: () => [...recent],
+    retired: false,
     servicePrefixes,
     setTimeouts: async (timeouts) => {
       const changed = { ...config };
