@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { Emulator, startEmulator } from "../../emulator";
 import { Engine, Program, summarize } from "../../harness";
-import { pluginResource } from "../support/plugin-sdk";
+import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginResource } from "../support/plugin-sdk";
 
 const run = promisify(execFile);
 const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
@@ -17,16 +17,8 @@ const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
 const CREDENTIAL = "never-in-the-file-0123456789";
 
 let emu: Emulator;
-const pluginConfig = () => ({
-  "keepstack:keepAddress": emu.keep.url,
-  "keepstack:keepToken": emu.keep.rootToken,
-  "keepstack:workspacesAddress": emu.workspaces.url,
-  "keepstack:workspacesToken": emu.workspaces.tokens.user,
-  "keepstack:workspacesOrganization": emu.workspaces.organization,
-  "keepstack:meshAddress": emu.mesh.url,
-  "keepstack:meshToken": emu.mesh.rootToken,
-});
-const secretConfig = ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
+const pluginConfig = () => pluginConfigOf(emu);
+const secretConfig = PLUGIN_SECRET_CONFIG;
 
 /** The objects a team made earlier, through the plugin. */
 const made: Program = () => {

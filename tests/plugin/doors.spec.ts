@@ -8,24 +8,15 @@
 import { keep, mesh, workspaces } from "pulumi-keepstack";
 import { Emulator, startEmulator } from "../../emulator";
 import { Engine, EngineError, Program, summarize } from "../../harness";
-import { pluginInvoke, pluginProvider, pluginResource } from "../support/plugin-sdk";
+import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginInvoke, pluginProvider, pluginResource } from "../support/plugin-sdk";
 
 const POLICY = 'path "secret/*" {\n  capabilities = ["read"]\n}\n';
 
 let emu: Emulator;
 let engine: Engine;
 
-const config = () => ({
-  "keepstack:keepAddress": emu.keep.url,
-  "keepstack:keepToken": emu.keep.rootToken,
-  "keepstack:keepRetryBaseDelayMs": "5",
-  "keepstack:workspacesAddress": emu.workspaces.url,
-  "keepstack:workspacesToken": emu.workspaces.tokens.user,
-  "keepstack:workspacesOrganization": emu.workspaces.organization,
-  "keepstack:meshAddress": emu.mesh.url,
-  "keepstack:meshToken": emu.mesh.rootToken,
-});
-const secretConfig = ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
+const config = () => ({ ...pluginConfigOf(emu), "keepstack:keepRetryBaseDelayMs": "5" });
+const secretConfig = PLUGIN_SECRET_CONFIG;
 
 beforeAll(async () => {
   emu = await startEmulator();

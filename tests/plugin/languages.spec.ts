@@ -12,7 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Emulator, startEmulator } from "../../emulator";
 import { Engine, summarize } from "../../harness";
 import { pageBlocks } from "../support/pages";
-import { pluginResource, pluginSchema } from "../support/plugin-sdk";
+import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginResource, pluginSchema } from "../support/plugin-sdk";
 
 // js-yaml comes with @pulumi/pulumi.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -131,16 +131,8 @@ describe("docs/plugin.md: YAML", () => {
       emu = await startEmulator();
       engine = new Engine({
         project: project.name,
-        config: {
-          "keepstack:keepAddress": emu.keep.url,
-          "keepstack:keepToken": emu.keep.rootToken,
-          "keepstack:workspacesAddress": emu.workspaces.url,
-          "keepstack:workspacesToken": emu.workspaces.tokens.user,
-          "keepstack:workspacesOrganization": emu.workspaces.organization,
-          "keepstack:meshAddress": emu.mesh.url,
-          "keepstack:meshToken": emu.mesh.rootToken,
-        },
-        secretConfig: ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"],
+        config: pluginConfigOf(emu),
+        secretConfig: PLUGIN_SECRET_CONFIG,
       });
     });
     afterAll(async () => {

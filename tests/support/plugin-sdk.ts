@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import type { Emulator } from "../../emulator";
 
 interface PropertySpec {
   secret?: boolean;
@@ -82,3 +83,19 @@ export function pluginProvider(name: string, args: Record<string, unknown>, opts
 export function pluginInvoke(name: string, args: Record<string, unknown>, opts: pulumi.InvokeOptions = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return pulumi.runtime.invoke(pluginToken(name), args, opts);
 }
+
+/** The plugin's settings for the embedded emulator's three services, as a stack's config holds them. */
+export function pluginConfigOf(emu: Emulator): Record<string, string> {
+  return {
+    "keepstack:keepAddress": emu.keep.url,
+    "keepstack:keepToken": emu.keep.rootToken,
+    "keepstack:workspacesAddress": emu.workspaces.url,
+    "keepstack:workspacesToken": emu.workspaces.tokens.user,
+    "keepstack:workspacesOrganization": emu.workspaces.organization,
+    "keepstack:meshAddress": emu.mesh.url,
+    "keepstack:meshToken": emu.mesh.rootToken,
+  };
+}
+
+/** The plugin's credentials: secret config. */
+export const PLUGIN_SECRET_CONFIG = ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
