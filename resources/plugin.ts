@@ -9,17 +9,9 @@
 import { servePlugin } from "../provider/plugin/server";
 import { pluginCatalog } from "./plugin-catalog";
 
-/** The plugin serving: its port, and how to stop it. */
-export interface RunningPlugin {
-  port: number;
-  close(): Promise<void>;
-}
+import type { PluginIo, RunningPlugin } from "../provider/plugin/running";
 
-/** Where the plugin writes its port (standard output) and what it says to a person (standard error). */
-export interface PluginIo {
-  out: NodeJS.WritableStream;
-  err: NodeJS.WritableStream;
-}
+export type { PluginIo, RunningPlugin };
 
 /** Starts the plugin with the arguments the engine gives it (`<engine-address>`, after logging flags). */
 export function main(args: readonly string[], io?: PluginIo): Promise<RunningPlugin | undefined> {

@@ -19,6 +19,7 @@ import { isSecretReference } from "../secret-ref";
 import { isUnknown } from "../unknowns";
 import { changedSettings, checkPluginConfig, configTexts, isSecretSetting, pluginLookup } from "./config";
 import { sdkModules, SdkModules } from "./sdk";
+import type { PluginIo, RunningPlugin } from "./running";
 import { markProps, Props, secretValue, unmark, unmarkProps } from "./values";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -451,16 +452,7 @@ export function parsePluginArgs(args: readonly string[]): { engineAddress?: stri
   return { engineAddress: positional[0], help, version };
 }
 
-export interface RunningPlugin {
-  port: number;
-  /** Stops serving (what the engine's close of the plugin does). */
-  close(): Promise<void>;
-}
-
-export interface PluginIo {
-  out: NodeJS.WritableStream;
-  err: NodeJS.WritableStream;
-}
+export type { PluginIo, RunningPlugin };
 
 const usage = (version: string) => `pulumi-resource-${PLUGIN_PACKAGE} ${version}: the ${PLUGIN_PACKAGE} resource provider plugin of Pulumi.
 
