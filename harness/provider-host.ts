@@ -262,16 +262,8 @@ export class ProviderHost {
     await this.rpc("configure", req);
   }
 
-  async checkConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
-    const req = new this.sdk.provider.CheckRequest();
-    req.setUrn(urn);
-    req.setOlds(this.struct(olds));
-    req.setNews(this.struct(news));
-    const resp = await this.rpc<any>("checkConfig", req);
-    return {
-      inputs: resp.getInputs()?.toJavaScript() ?? {},
-      failures: resp.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
-    };
+  checkConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
+    return this.checkBy("checkConfig", urn, olds, news);
   }
 
   async diffConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<DiffResult> {
@@ -293,12 +285,17 @@ export class ProviderHost {
     return (await this.rpc<any>("getPluginInfo", new this.sdk.empty.Empty())).getVersion();
   }
 
-  async check(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
+  check(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
+    return this.checkBy("check", urn, olds, news);
+  }
+
+  /** A check of a resource's inputs or of the provider's configuration: the same request and answer. */
+  private async checkBy(method: "check" | "checkConfig", urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
     const req = new this.sdk.provider.CheckRequest();
     req.setUrn(urn);
     req.setOlds(this.struct(olds));
     req.setNews(this.struct(news));
-    const resp = await this.rpc<any>("check", req);
+    const resp = await this.rpc<any>(method, req);
     return {
       inputs: resp.getInputs()?.toJavaScript() ?? {},
       failures: resp.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
