@@ -728,7 +728,7 @@ export class Engine {
 
     const checked = await host.check(urn, old ? send(old.inputs, old.secretInputs) : {}, send(news, givenSecrets));
     if (checked.failures.length) {
-      const lines = checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
+      const lines = checked.failures.map((f) => (f.property ? `  ${f.property}: ${f.reason}` : `  ${f.reason}`)).join("\n");
       throw new Error(`${urn}: invalid inputs:\n${lines}`);
     }
     const inputs = stripSecrets(checked.inputs) as Props;

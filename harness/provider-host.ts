@@ -328,10 +328,12 @@ export class ProviderHost {
     return this.diffOf(await this.rpc<any>("diff", req));
   }
 
-  async create(urn: string, properties: Record<string, unknown>): Promise<{ id: string; properties: Record<string, unknown> }> {
+  /** `preview`: as the engine asks a provider that answers Handshake during a preview. */
+  async create(urn: string, properties: Record<string, unknown>, options: { preview?: boolean } = {}): Promise<{ id: string; properties: Record<string, unknown> }> {
     const req = new this.sdk.provider.CreateRequest();
     req.setUrn(urn);
     req.setProperties(this.struct(properties));
+    req.setPreview(options.preview === true);
     const resp = await this.rpc<any>("create", req);
     return { id: resp.getId(), properties: resp.getProperties()?.toJavaScript() ?? {} };
   }
@@ -350,10 +352,11 @@ export class ProviderHost {
     };
   }
 
-  async update(urn: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown>) {
+  async update(urn: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown>, options: { preview?: boolean } = {}) {
     const req = new this.sdk.provider.UpdateRequest();
     req.setUrn(urn);
     req.setId(id);
+    req.setPreview(options.preview === true);
     req.setOlds(this.struct(olds));
     req.setNews(this.struct(news));
     req.setOldInputs(this.struct(oldInputs));

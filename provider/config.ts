@@ -120,6 +120,22 @@ function envName(env: string, cluster?: string): string {
   return `${head}_${cluster.toUpperCase().replace(/-/g, "_")}${env.slice(head.length)}`;
 }
 
+/** What an address of each service looks like, for messages. */
+const EXAMPLE_ADDRESS: Record<ServiceModule, string> = {
+  keep: "https://keep.example.com:8200",
+  workspaces: "https://workspaces.example.com",
+  mesh: "https://mesh.example.com:8501",
+};
+
+function isHttpUrl(text: string): boolean {
+  if (!/^https?:\/\/[^/\s]/i.test(text)) return false;
+  try {
+    return Boolean(new URL(text).hostname);
+  } catch {
+    return false;
+  }
+}
+
 export function resolveServiceConfig(
   service: ServiceModule,
   lookup: ConfigLookup,
@@ -148,8 +164,11 @@ export function resolveServiceConfig(
     throw new ConfigError(`${what}: no address configured: set ${label.address}`, label.address.split(" ")[0], true);
   }
   const address = raw.address.replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/]/.test(address)) {
-    throw new ConfigError(`${label.address} must be an http:// or https:// URL, such as https://${address.replace(/^[a-z]+:\/*/i, "")}; got "${address}"`, label.address.split(" ")[0]);
+  if (!isHttpUrl(address)) {
+    // A host without its scheme is the usual slip: name the URL it meant, when that is one.
+    const meant = `https://${address.replace(/^[a-z]+:\/*/i, "")}`;
+    const hint = isHttpUrl(meant) ? `: did you mean ${meant}?` : `, such as ${EXAMPLE_ADDRESS[service]}`;
+    throw new ConfigError(`${label.address} must be an http:// or https:// URL${hint} (got "${address}")`, label.address.split(" ")[0]);
   }
   return {
     service,

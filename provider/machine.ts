@@ -96,8 +96,10 @@ export function connectionProblems(service: ServiceModule, cluster: unknown, con
     return [];
   } catch (e) {
     if (!(e instanceof ConfigError) || !e.setting) return [];
-    // The input that chose a cluster is what the program can change; the message names the setting.
-    return [{ property: named === undefined ? e.setting : "cluster", reason: e.message }];
+    // The input that chose a cluster is what the program can change. A setting is no input: the
+    // failure then names no property (the engine would print the input's value under that name),
+    // and its message names the setting.
+    return [{ property: named === undefined ? "" : "cluster", reason: e.message }];
   }
 }
 
@@ -143,6 +145,18 @@ export interface Machine {
   read(id: string, props: Props): Promise<{ id: string; props: Props }>;
   update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
   delete(id: string, props: Props): Promise<void>;
+  /**
+   * What a create or update of checked inputs answers in a preview, without acting: the inputs,
+   * unknowns kept. The values the service computes are unknown until it answers, so they are left
+   * out, which the languages' SDKs read as unknown (the engine does the same for a provider that
+   * does not preview).
+   */
+  plan(news: Props): Props;
+}
+
+/** Every machine's `plan`: the checked inputs as they are, unknowns kept; no service is asked. */
+export function plannedOutputs(news: Props): Props {
+  return withoutProvider(news);
 }
 
 /** The schema the machine validates: the spec's inputs, strict, plus `adopt`. */
@@ -202,6 +216,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
   return {
     token,
     inputKeys: [...inputKeys, ADOPT_KEY],
+    plan: plannedOutputs,
 
     async check(olds, news) {
       const result = validateInputs(schema, withoutProvider(news));

@@ -15,6 +15,7 @@ import {
   DiffResult,
   fingerprintReferences,
   Machine,
+  plannedOutputs,
   Props,
   ResourceOperationError,
   resolveReferences,
@@ -71,6 +72,7 @@ export function createOperationMachine(spec: OperationSpec, context: () => Opera
   return {
     token,
     inputKeys,
+    plan: plannedOutputs,
 
     async check(olds, news) {
       const result = validateInputs(schema, withoutProvider(news));

@@ -109,46 +109,48 @@ export function pluginLookup(texts: Record<string, string>): ConfigLookup {
 }
 
 /**
- * The problems of a configuration, each naming its key (`keepstack:keepMaxRetries`) and the rule:
- * a value of the wrong type, a misspelt setting, a value the service's settings refuse (an address
- * without its scheme), a service configured without the address it has no default for.
+ * The problems of a configuration, each a plain sentence naming its key (`keepstack:keepMaxRetries`)
+ * and the rule: a value of the wrong type, a misspelt setting, a value the service's settings refuse
+ * (an address that is no URL). A failure names no property: the engine would print the value it finds
+ * under that name, and a default provider's keys are not its inputs' names. A setting nobody set is
+ * no problem here, whatever the service: a program that uses the service has each of its resources'
+ * check ask for it, and an SDK's defaults must not fail a service the program does not use.
  */
 export function checkPluginConfig(values: Props, env: NodeJS.ProcessEnv = process.env): CheckFailure[] {
   const failures: CheckFailure[] = [];
   const keyOf = (name: string) => `${PLUGIN_PACKAGE}:${name}`;
+  const refuse = (key: string, rule: string) => failures.push({ property: "", reason: `${keyOf(key)} ${rule}` });
+  const refused = new Set<string>();
   for (const [key, value] of Object.entries(values)) {
     if (ENGINE_KEYS.has(key) || key.startsWith("__") || isUnknown(value)) continue;
     const known = byName.get(key);
     if (!known) {
       if (SETTING_SHAPED.test(key)) {
         const meant = nearestSetting(key);
-        failures.push({ property: keyOf(key), reason: `is not a setting of ${PLUGIN_PACKAGE}${meant ? `: did you mean ${keyOf(meant)}?` : ""} (the settings are listed in the package schema's config)` });
+        refuse(key, `is not a setting of ${PLUGIN_PACKAGE}${meant ? `: did you mean ${keyOf(meant)}?` : ""} (the settings are listed in the package schema's config)`);
       }
       continue;
     }
     if (value === undefined || value === null) continue;
     const text = textOf(known.setting, value);
-    if (text === undefined) {
-      failures.push({ property: keyOf(key), reason: `must be ${known.setting.type === "integer" ? "a whole number" : (known.setting.type ?? "a string")}, got ${Array.isArray(value) ? "a list" : typeof value}` });
-      continue;
+    const problem =
+      text === undefined
+        ? `must be ${known.setting.type === "integer" ? "a whole number" : (known.setting.type ?? "a string")}, got ${Array.isArray(value) ? "a list" : typeof value}`
+        : typeProblem(known.setting, text);
+    if (problem) {
+      refuse(key, problem);
+      refused.add(known.service);
     }
-    const problem = typeProblem(known.setting, text);
-    if (problem) failures.push({ property: keyOf(key), reason: problem });
   }
-  // Each service the configuration speaks of is read as the machines will read it (those with a bad value already named aside).
-  const texts = configTexts(values);
-  const lookup = pluginLookup(texts);
-  const named = new Set(failures.map((f) => f.property));
+  // Each service is read as the machines will read it (those with a bad value already named aside).
+  const lookup = pluginLookup(configTexts(values));
   for (const service of SERVICES) {
-    if (PLUGIN_SETTINGS.some((s) => s.service === service && named.has(`${PLUGIN_PACKAGE}:${s.name}`))) continue;
-    const mentioned = PLUGIN_SETTINGS.some((s) => s.service === service && texts[s.name] !== undefined);
+    if (refused.has(service)) continue;
     try {
       resolveServiceConfig(service, lookup, env);
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
-      // A service with no default address is only needed by programs that use it: its resources' check asks for it.
-      if (e.missing && !mentioned) continue;
-      failures.push({ property: e.setting ?? keyOf(pluginSettingName(service, "address")), reason: e.message });
+      if (!e.missing) failures.push({ property: "", reason: e.message });
     }
   }
   return failures;

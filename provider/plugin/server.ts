@@ -5,6 +5,8 @@
  * - property bags: secrets unmarked on the way in and marked on the way out (a property is secret
  *   when the program gave it as one, or when its type declares it so), unknowns passed as they are;
  * - `Diff`: the machine's changed inputs as a detailed diff (each with its kind, replacing or not);
+ * - `Create` and `Update` in a preview (the engine sends them once `Handshake` is answered, design
+ *   §15): the machine's plan, with nothing sent;
  * - `Read`: inputs beside the outputs, so `pulumi import` writes the program and plans no change;
  * - configuration: `CheckConfig`, `DiffConfig` and `Configure` of the package's flat settings;
  * - `Invoke`: the package's functions, their secret results marked.
@@ -229,7 +231,7 @@ export class PluginServer {
           this.context = this.contextOf(configTexts(values));
           const resp = new proto.ConfigureResponse();
           resp.setAcceptsecrets(true);
-          resp.setSupportspreview(false);
+          resp.setSupportspreview(true);
           resp.setAcceptresources(false);
           resp.setAcceptoutputs(false);
           return resp;
@@ -277,7 +279,8 @@ export class PluginServer {
             const req = call.request;
             const { machine, spec } = this.typeOf(tokenOf(req));
             const props = unmarkProps(req.getProperties()?.toJavaScript());
-            const { id, outs } = await machine.create(props.plain);
+            // The engine asks a plugin that answers Handshake to create in a preview too: nothing is sent then.
+            const { id, outs } = req.getPreview() ? { id: "", outs: machine.plan(props.plain) } : await machine.create(props.plain);
             const resp = new proto.CreateResponse();
             resp.setId(id);
             resp.setProperties(this.struct(markProps(outs, this.secretKeys(spec, outs, props.secrets))));
@@ -313,7 +316,7 @@ export class PluginServer {
             const { machine, spec } = this.typeOf(tokenOf(req));
             const olds = unmarkProps(req.getOlds()?.toJavaScript());
             const news = unmarkProps(req.getNews()?.toJavaScript());
-            const { outs } = await machine.update(req.getId(), olds.plain, news.plain);
+            const { outs } = req.getPreview() ? { outs: machine.plan(news.plain) } : await machine.update(req.getId(), olds.plain, news.plain);
             const resp = new proto.UpdateResponse();
             resp.setProperties(this.struct(markProps(outs, this.secretKeys(spec, outs, news.secrets))));
             return resp;

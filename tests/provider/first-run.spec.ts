@@ -35,7 +35,7 @@ test("an address without its scheme is refused in preview, naming the setting, b
   emu.log.clear();
   const address = emu.url.replace(/^http:\/\//, "");
   const message = await failureOf(keepConfig(emu, { "keep:address": address }), (engine) => engine.preview(policy));
-  expect(message).toContain(`keep:address: keep:address (or KEEP_ADDR) must be an http:// or https:// URL, such as https://${address}; got "${address}"`);
+  expect(message).toContain(`invalid inputs:\n  keep:address (or KEEP_ADDR) must be an http:// or https:// URL: did you mean https://${address}? (got "${address}")`);
   expect(emu.log.count).toBe(0);
 });
 

@@ -106,7 +106,7 @@ describe.each(DOORS)("through the %s door", (door) => {
     };
     const setting = door === "plugin" ? "keepstack:workspacesAddress" : "workspaces:address";
     const said = await failure(engine, engine.preview(program));
-    expect(said).toContain(`${setting}: workspaces: no address configured: set ${setting} (or WORKSPACES_ADDR)`);
+    expect(said).toContain(`invalid inputs:\n  workspaces: no address configured: set ${setting} (or WORKSPACES_ADDR)`);
   });
 
   test("the old half of a replacement whose delete is refused is named by its type and name, with the request and what to do", async () => {
