@@ -4,7 +4,7 @@
  * of the services). With the Pulumi CLI on the PATH it uses the CLI and a local file backend in a
  * temporary directory; otherwise it runs the program through the engine harness and says so.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -31,25 +31,40 @@ function hasPulumiCli(): boolean {
   return spawnSync("pulumi", ["version"], { stdio: "ignore" }).status === 0;
 }
 
-async function withCli(config: Record<string, string>): Promise<void> {
+/**
+ * Runs `pulumi` and waits for it without blocking this process: the emulator the CLI's providers
+ * call serves from this very process, so a synchronous wait would leave every request unanswered.
+ */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  console.log(`$ pulumi ${args.join(" ")}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn("pulumi", args, { cwd: repoRoot, env, stdio: "inherit" });
+    child.once("error", reject);
+    child.once("exit", (code, signal) => (code === 0 ? resolve() : reject(new Error(`pulumi ${args[0]} failed (${signal ?? `exit code ${code}`})`))));
+  });
+}
+
+async function withCli(config: Record<string, string>, requests: () => number): Promise<void> {
   const backend = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-quickstart-"));
+  // The stack's settings file, which the stack's removal deletes; one left by an interrupted run is of another backend.
+  const stackFile = path.join(repoRoot, "Pulumi.quickstart.yaml");
+  fs.rmSync(stackFile, { force: true });
   const env = { ...process.env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "quickstart" };
-  const pulumi = (...args: string[]) => {
-    console.log(`$ pulumi ${args.join(" ")}`);
-    const run = spawnSync("pulumi", args, { cwd: repoRoot, env, stdio: "inherit" });
-    if (run.status !== 0) throw new Error(`pulumi ${args[0]} failed`);
-  };
+  const pulumi = (...args: string[]) => run(args, env);
   try {
-    pulumi("stack", "init", "quickstart", "--non-interactive");
-    pulumi("config", "set", "keep:address", config["keep:address"]);
-    pulumi("config", "set", "--secret", "keep:token", config["keep:token"]);
-    pulumi("preview", "--non-interactive");
-    pulumi("up", "--yes", "--skip-preview", "--non-interactive");
-    pulumi("preview", "--expect-no-changes", "--non-interactive");
-    pulumi("destroy", "--yes", "--non-interactive");
-    pulumi("stack", "rm", "--yes", "--non-interactive");
+    await pulumi("stack", "init", "quickstart", "--non-interactive");
+    await pulumi("config", "set", "keep:address", config["keep:address"]);
+    await pulumi("config", "set", "--secret", "keep:token", config["keep:token"]);
+    const before = requests();
+    await pulumi("preview", "--non-interactive");
+    console.log(`(requests sent to the service during preview: ${requests() - before})`);
+    await pulumi("up", "--yes", "--skip-preview", "--non-interactive");
+    await pulumi("preview", "--expect-no-changes", "--non-interactive");
+    await pulumi("destroy", "--yes", "--non-interactive");
+    await pulumi("stack", "rm", "--yes", "--non-interactive");
   } finally {
     fs.rmSync(backend, { recursive: true, force: true });
+    fs.rmSync(stackFile, { force: true });
   }
 }
 
@@ -78,7 +93,7 @@ async function main(): Promise<void> {
   console.log(`Local emulator of the secrets service (a test double) at ${emu.keep.url}\n`);
   const config = { "keep:address": emu.keep.url, "keep:token": emu.keep.rootToken };
   try {
-    if (hasPulumiCli()) await withCli(config);
+    if (hasPulumiCli()) await withCli(config, () => emu.keep.log.count);
     else await withHarness(config, () => emu.keep.log.count);
     console.log("\nQuickstart done.");
   } finally {

@@ -23,7 +23,7 @@ import type {
 } from "@pulumi/policy";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { AnySpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { AnySpec, PLUGIN_TOKEN_PREFIX, shortTypeOf, tokenOf, TOKEN_PREFIX } from "../provider/spec";
 import { AclDocument, AclDocumentError, AclPathRule, parseAclDocument } from "../resources/keep/policies/acl-document";
 import { referenceableSecretInputs } from "./secret-inputs";
 import { allSpecs } from "../resources/registry";
@@ -68,11 +68,11 @@ export interface KeepstackPolicyOptions {
   aclSudoOnSys?: { allowedPolicies?: string[] };
 }
 
-const specByToken = new Map<string, AnySpec>(allSpecs.map((s) => [tokenOf(s), s]));
+const specByType = new Map<string, AnySpec>(allSpecs.map((s) => [shortTypeOf(tokenOf(s)), s]));
 
-/** The spec of a resource type of this package, or undefined for anyone else's. */
+/** The spec of a resource type of this package, by either door's token, or undefined for anyone else's. */
 function specOf(type: string): AnySpec | undefined {
-  return specByToken.get(type);
+  return type.startsWith(TOKEN_PREFIX) || type.startsWith(PLUGIN_TOKEN_PREFIX) ? specByType.get(shortTypeOf(type)) : undefined;
 }
 
 /** `*` matches any run of characters; everything else is literal. */

@@ -235,8 +235,20 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
           });
         }
       }
-      // Adoption concerns the first create only: once the object is in state, a replacement creates a
-      // new object, which must not be looked for on the service.
+      // Adoption concerns the first create only. Once the object is in state, a replacement must create
+      // a new object; but the engine checks a replacement's inputs again with no state (design §15),
+      // so its create would still see `adopt` and take over whatever holds the new ID. As the engine
+      // refuses to replace a resource still declaring `import`, a replacing change is refused while
+      // `adopt` is set, in preview.
+      if (inState && inputs[ADOPT_KEY] === true) {
+        const replacing = [...replaceKeys].filter((k) => !containsUnknown(inputs[k]) && !same(k, olds[k], inputs[k]));
+        if (replacing.length) {
+          failures.push({
+            property: ADOPT_KEY,
+            reason: `takes over an existing object at the first create only, and this object is in state: the change of ${replacing.join(", ")} replaces it, and with adopt set the replacement would take over the object the new inputs name instead of creating one. Remove adopt from the program (it is done), then run again`,
+          });
+        }
+      }
       if (inState) delete inputs[ADOPT_KEY];
       return { inputs, failures };
     },

@@ -4,7 +4,7 @@
  * resource.ts derives the `Resource` class from it.
  */
 import { z } from "zod";
-import type { ServiceModule } from "./config";
+import { PLUGIN_PACKAGE, type ServiceModule } from "./config";
 import type { OperationContext } from "./context";
 import type { ApiError } from "./errors";
 
@@ -102,9 +102,16 @@ export function tokenOf(spec: Pick<ResourceSpec, "module" | "type">): string {
   return `${TOKEN_PREFIX}${spec.module}:${spec.type}`;
 }
 
-/** `keep:AclPolicy` for the token `pulumi-nodejs:dynamic/keep:AclPolicy`; a short type stays as it is. */
+/** What the plugin door's tokens start with: `keepstack:keep:AclPolicy`. */
+export const PLUGIN_TOKEN_PREFIX = `${PLUGIN_PACKAGE}:`;
+
+/**
+ * `keep:AclPolicy` for either door's token (`pulumi-nodejs:dynamic/keep:AclPolicy`,
+ * `keepstack:keep:AclPolicy`); a short type stays as it is.
+ */
 export function shortTypeOf(token: string): string {
-  return token.startsWith(TOKEN_PREFIX) ? token.slice(TOKEN_PREFIX.length) : token;
+  if (token.startsWith(TOKEN_PREFIX)) return token.slice(TOKEN_PREFIX.length);
+  return token.startsWith(PLUGIN_TOKEN_PREFIX) ? token.slice(PLUGIN_TOKEN_PREFIX.length) : token;
 }
 
 /** The token of a short type (`keep:AclPolicy`); a full token stays as it is. */

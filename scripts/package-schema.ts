@@ -11,6 +11,8 @@
  *   an object with an index signature as a map, `unknown` as `pulumi.json#/Any`;
  * - a union of other types as `oneOf`, its object members merged into one object type whose
  *   properties are all optional (a secret given by reference is one of `fromConfig`, `fromEnv`, `fromFile`);
+ *   a union holding a list as the list (`string | string[]`) or as any value (Python's SDK sends no
+ *   list typed as a union);
  * - a Pulumi output inside a function's result as a secret property.
  */
 import * as ts from "typescript";
@@ -149,6 +151,14 @@ export class SchemaWriter {
     for (const m of others) add(this.typeOf(m, module, hint).spec);
     if (objects.length) add(this.objectOf(objects, module, hint));
     if (specs.length === 1) return specs[0];
+    // Python's SDK cannot send a list where the type is a union holding a list ("Expected 'list' got
+    // 'typing.Union[...]'"): a value or a list of such values is declared as the list; a list among
+    // other kinds of value as any value, which every SDK sends as given (the description says which).
+    const list = specs.find((spec) => spec.type === "array");
+    if (list) {
+      const rest = specs.filter((spec) => spec !== list);
+      return rest.every((spec) => JSON.stringify(spec) === JSON.stringify(list.items)) ? list : { $ref: "pulumi.json#/Any" };
+    }
     return { oneOf: specs };
   }
 

@@ -16,7 +16,7 @@ import { nameSettingsAs, PLUGIN_PACKAGE } from "../config";
 import { createContext, OperationContext } from "../context";
 import type { Machine } from "../machine";
 import { machineOf } from "../machines";
-import type { AnySpec } from "../spec";
+import { type AnySpec, PLUGIN_TOKEN_PREFIX, shortTypeOf } from "../spec";
 import { isSecretReference } from "../secret-ref";
 import { isUnknown } from "../unknowns";
 import { changedSettings, checkPluginConfig, configTexts, isSecretSetting, pluginLookup } from "./config";
@@ -42,8 +42,7 @@ type Callback = (error: unknown, value?: unknown, trailer?: unknown) => void;
 
 /** `keep:AclPolicy` of `keepstack:keep:AclPolicy`, or undefined for another package's token. */
 function ownType(token: string): string | undefined {
-  const prefix = `${PLUGIN_PACKAGE}:`;
-  return token.startsWith(prefix) ? token.slice(prefix.length) : undefined;
+  return token.startsWith(PLUGIN_TOKEN_PREFIX) ? shortTypeOf(token) : undefined;
 }
 
 /** The type token of a request: its `type` field, or the last part of its URN's type. */
