@@ -106,6 +106,11 @@ export interface ImportResult extends RunResult {
   resources: { urn: string; type: string; name: string; id: string; inputs: Props; outputs: Props }[];
 }
 
+/** Check failures one per line, as the engine prints them: a property's name first where one is named. */
+function failureLines(failures: { property: string; reason: string }[]): string {
+  return failures.map((f) => `  ${f.property ? `${f.property}: ` : ""}${f.reason}`).join("\n");
+}
+
 export class EngineError extends Error {
   constructor(
     readonly errors: string[],
@@ -400,7 +405,7 @@ export class Engine {
         if (!providerUrn) {
           const checked = await host.checkConfig(this.defaultProviderUrn, {}, inputs);
           if (checked.failures.length) {
-            throw new Error(`${this.defaultProviderUrn}: invalid configuration:\n${checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n")}`);
+            throw new Error(`${this.defaultProviderUrn}: invalid configuration:\n${failureLines(checked.failures)}`);
           }
         }
         await host.configure(inputs);
@@ -673,7 +678,7 @@ export class Engine {
     const checker = await this.configChecker;
     const oldInputs = old ? wrapSecrets(old.inputs, old.secretInputs ?? []) : {};
     const result = await checker.checkConfig(urn, oldInputs, raw);
-    if (result.failures.length) throw new Error(`${urn}: invalid configuration:\n${result.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n")}`);
+    if (result.failures.length) throw new Error(`${urn}: invalid configuration:\n${failureLines(result.failures)}`);
     const checked = result.inputs;
     const diff = old ? await checker.diffConfig(urn, oldInputs, checked) : undefined;
     const inputs = stripSecrets(checked) as Props;
@@ -728,8 +733,7 @@ export class Engine {
 
     const checked = await host.check(urn, old ? send(old.inputs, old.secretInputs) : {}, send(news, givenSecrets));
     if (checked.failures.length) {
-      const lines = checked.failures.map((f) => (f.property ? `  ${f.property}: ${f.reason}` : `  ${f.reason}`)).join("\n");
-      throw new Error(`${urn}: invalid inputs:\n${lines}`);
+      throw new Error(`${urn}: invalid inputs:\n${failureLines(checked.failures)}`);
     }
     const inputs = stripSecrets(checked.inputs) as Props;
     const secretInputs = plugin ? secretKeysOf(checked.inputs) : givenSecrets;

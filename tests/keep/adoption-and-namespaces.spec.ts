@@ -100,13 +100,37 @@ describe("adopt left in the program", () => {
   });
   afterAll(() => stack.close());
 
-  test("a later replacement creates the new object instead of looking for it", async () => {
+  test("a replacing change while adopt is declared is refused in preview, before any request, and nothing is taken over; without adopt the replacement creates", async () => {
+    const OTHERS = 'path "other/*" {\n  capabilities = ["list"]\n}\n';
     stack.keep.putPolicy("acl", "first", { policy: DECLARED });
+    stack.keep.putPolicy("acl", "second", { policy: OTHERS });
     await stack.engine.up(() => new keep.AclPolicy("p", { name: "first", policy: DECLARED, adopt: true }));
-    const renamed = await stack.engine.up(() => new keep.AclPolicy("p", { name: "second", policy: DECLARED, adopt: true }));
-    expect(renamed.steps[0]).toMatchObject({ op: "replace", replaces: ["name"] });
-    expect(stack.keep.getPolicy("acl", "second")?.policy).toBe(DECLARED);
+    // The engine checks a replacement's inputs again with no state, so its create would adopt "second".
+    const renamed = () => new keep.AclPolicy("p", { name: "second", policy: DECLARED, adopt: true });
+    stack.keep.log.clear();
+    for (const run of [() => stack.engine.preview(renamed), () => stack.engine.up(renamed)]) {
+      const error = (await run().catch((e: unknown) => e)) as EngineError;
+      expect(error).toBeInstanceOf(EngineError);
+      expect(error.message).toMatch(/adopt: takes over an existing object at the first create only, and this object is in state: the change of name replaces it, .* Remove adopt from the program/);
+    }
+    expect(stack.keep.log.count).toBe(0);
+    expect(stack.keep.getPolicy("acl", "second")?.policy).toBe(OTHERS);
+
+    const replaced = await stack.engine.up(() => new keep.AclPolicy("p", { name: "third", policy: DECLARED }));
+    expect(replaced.steps[0]).toMatchObject({ op: "replace", replaces: ["name"] });
+    expect(stack.keep.getPolicy("acl", "third")?.policy).toBe(DECLARED);
     expect(stack.keep.getPolicy("acl", "first")).toBeUndefined();
+    expect(stack.keep.getPolicy("acl", "second")?.policy).toBe(OTHERS);
+    await stack.engine.destroy();
+  });
+
+  test("adopt left in the program changes nothing on an update", async () => {
+    stack.keep.putPolicy("acl", "kept", { policy: DECLARED });
+    await stack.engine.up(() => new keep.AclPolicy("k", { name: "kept", policy: DECLARED, adopt: true }));
+    const changed = 'path "kv/*" {\n  capabilities = ["read", "list"]\n}\n';
+    const updated = await stack.engine.up(() => new keep.AclPolicy("k", { name: "kept", policy: changed, adopt: true }));
+    expect(summarize(updated.steps)).toEqual({ update: 1 });
+    expect(stack.keep.getPolicy("acl", "kept")?.policy).toBe(changed);
     await stack.engine.destroy();
   });
 });

@@ -187,7 +187,7 @@ describe("explicit providers", () => {
       };
       const error = await local.preview(program).catch((e: EngineError) => e);
       expect(error).toBeInstanceOf(EngineError);
-      expect((error as EngineError).message).toMatch(/keepstack:keepMaxRetries: must be a whole number/);
+      expect((error as EngineError).message).toMatch(/keepstack:keepMaxRetries must be a whole number/);
     } finally {
       await local.close();
     }
