@@ -1,9 +1,18 @@
 /** Tests run the TypeScript sources; the provider host loads the compiled package (dist/), so `npm test` builds first. */
+const { pulumiCli, required, notRunLine } = require("./tests/support/real-engine-cli");
+
+// The real-engine suite runs wherever the Pulumi CLI is; CI requires it, and there a missing CLI fails the suite.
+const cli = pulumiCli();
+const realEngine = Boolean(cli.bin) || required();
+if (!realEngine) process.env.KEEPSTACK_REAL_ENGINE_NOT_RUN = notRunLine(cli.problem);
+
 module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
-  testPathIgnorePatterns: ["/node_modules/"],
+  testPathIgnorePatterns: ["/node_modules/", ...(realEngine ? [] : ["<rootDir>/tests/engine/"])],
+  globalSetup: "<rootDir>/tests/support/engine-run.js",
+  globalTeardown: "<rootDir>/tests/support/engine-run-teardown.js",
   // Test files run in worker processes, and a worker whose heap passed 1 GB after a file is replaced:
   // a single process holding every file's modules (and the provider hosts' buffers) grows without bound.
   workerIdleMemoryLimit: "1GB",

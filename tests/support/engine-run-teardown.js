@@ -1,0 +1,2 @@
+/** jest's global teardown: see engine-run.js. */
+module.exports = require("./engine-run").teardown;

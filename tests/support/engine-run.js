@@ -1,0 +1,21 @@
+/**
+ * jest's global setup and teardown: the folder the real-engine suite's test files share for one run
+ * (the packed package, the installs every project of a language starts from), made before the
+ * workers start, so each of them finds it in KEEPSTACK_ENGINE_RUN, and removed after the run.
+ */
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+async function setup() {
+  if (process.env.KEEPSTACK_ENGINE_RUN) return;
+  process.env.KEEPSTACK_ENGINE_RUN = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-engine-run-"));
+  process.env.KEEPSTACK_ENGINE_RUN_MADE = "1";
+}
+
+async function teardown() {
+  if (process.env.KEEPSTACK_ENGINE_RUN_MADE) fs.rmSync(process.env.KEEPSTACK_ENGINE_RUN, { recursive: true, force: true });
+}
+
+module.exports = setup;
+module.exports.teardown = teardown;

@@ -1,0 +1,353 @@
+/**
+ * The real-engine suite's projects (tests/engine/, design §15): each a real Pulumi project in a
+ * temporary folder, run by the real `pulumi` CLI on a local file backend with the offline settings,
+ * the package installed from `npm pack` of this checkout as a user installs it, against an emulator
+ * on loopback. What every project of a language starts from (the packed package, a Node.js install,
+ * a Python virtualenv) is made once per run and shared by the suite's test files, which jest runs
+ * in parallel: the first to need it makes it, the others wait for it.
+ *
+ * The CLI runs in child processes the test waits for without blocking: the emulator they call
+ * serves from the test's own process.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pulumiCli, required } = require("./real-engine-cli") as {
+  pulumiCli(): { bin?: string; dir?: string; version?: string; problem?: string };
+  required(): boolean;
+};
+
+export const repoRoot = path.join(__dirname, "..", "..");
+/** A test of the suite may take this long: a hang guard, never a race with work (a first Go build takes minutes). */
+export const ENGINE_TIMEOUT = 900_000;
+
+/** The CLI the suite runs, or a failure naming what is missing (the suite never skips: see jest.config.js). */
+export function cli(): { bin: string; dir: string; version: string } {
+  const found = pulumiCli();
+  if (!found.bin) throw new Error(`the real-engine suite needs the Pulumi CLI${required() ? " (KEEPSTACK_REAL_ENGINE=required)" : ""}: ${found.problem}`);
+  return found as { bin: string; dir: string; version: string };
+}
+
+/** The folder this run's test files share (made by jest's global setup), or one of this process. */
+function runRoot(): string {
+  let root = process.env.KEEPSTACK_ENGINE_RUN;
+  if (!root) {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-engine-run-"));
+    process.env.KEEPSTACK_ENGINE_RUN = root;
+    process.once("exit", () => fs.rmSync(root!, { recursive: true, force: true }));
+  }
+  return root;
+}
+
+/**
+ * Makes something once per run for every test file: the first caller makes it (holding a lock
+ * folder), the others wait for its result, or for its error.
+ */
+async function once(name: string, make: () => Promise<string>): Promise<string> {
+  const root = runRoot();
+  const done = path.join(root, `${name}.done`);
+  const failed = path.join(root, `${name}.failed`);
+  try {
+    fs.mkdirSync(path.join(root, `${name}.lock`));
+  } catch {
+    for (;;) {
+      if (fs.existsSync(done)) return fs.readFileSync(done, "utf8");
+      if (fs.existsSync(failed)) throw new Error(fs.readFileSync(failed, "utf8"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    const result = await make();
+    fs.writeFileSync(done, result);
+    return result;
+  } catch (e) {
+    fs.writeFileSync(failed, `${name}: ${(e as Error).message}`);
+    throw e;
+  }
+}
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Standard output and error as they came. */
+  output: string;
+}
+
+/** Runs a command and waits for it without blocking this process; throws with all it printed when its exit code is not the one expected. */
+export function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; expect?: "success" | "failure"; input?: string }): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d;
+      output += d;
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+      output += d;
+    });
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      const ran = { code, stdout, stderr, output };
+      const ok = code === 0;
+      if ((options.expect ?? "success") === "success" ? ok : !ok) resolve(ran);
+      else reject(new Error(`${path.basename(file)} ${args.join(" ")} (in ${options.cwd}) ${ok ? "succeeded, but was expected to fail" : `failed with exit code ${code}`}:\n${output}`));
+    });
+  });
+}
+
+/** The environment of this process without the services' settings and Pulumi's own, so only what a test gives counts. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(KEEP|WORKSPACES|MESH|PULUMI)_/.test(key) || key.startsWith("npm_") || key.startsWith("JEST_")) continue;
+    env[key] = value;
+  }
+  // The Node.js the project installs first (the package and @pulumi/pulumi need 22), then the CLI.
+  env.PATH = [path.dirname(process.execPath), cli().dir, process.env.PATH].join(path.delimiter);
+  // npm answers from its cache where it can; the registry is reached only for what it lacks.
+  env.npm_config_prefer_offline = "true";
+  env.npm_config_audit = "false";
+  env.npm_config_fund = "false";
+  env.npm_config_update_notifier = "false";
+  return env;
+}
+
+/** `npm pack` of this checkout (the `dist/` that `npm test` built): what a user installs. */
+export function packedTarball(): Promise<string> {
+  return once("tarball", async () => {
+    const dir = path.join(runRoot(), "pack");
+    fs.mkdirSync(dir, { recursive: true });
+    const { stdout } = await run("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], { cwd: repoRoot, env: baseEnv() });
+    return path.join(dir, stdout.trim().split("\n").pop()!);
+  });
+}
+
+/** The dependencies of a TypeScript Pulumi project of the package, as a user writes them. */
+async function typescriptManifest(name: string): Promise<Record<string, unknown>> {
+  return {
+    name,
+    private: true,
+    main: "index.ts",
+    dependencies: { "@pulumi/pulumi": "^3.270.0", "pulumi-keepstack": `file:${await packedTarball()}` },
+    devDependencies: { "@types/node": "^22.20.5", typescript: "^5.9.3" },
+  };
+}
+
+/** node_modules of a TypeScript project with the packed package, installed by npm once per run. */
+function typescriptInstall(): Promise<string> {
+  return once("typescript", async () => {
+    const dir = path.join(runRoot(), "typescript");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(await typescriptManifest("typescript-base"), null, 2));
+    await run("npm", ["install"], { cwd: dir, env: baseEnv() });
+    return dir;
+  });
+}
+
+/** A Python virtualenv with PyPI's `pulumi`, made once per run: Python projects name it in Pulumi.yaml. */
+export function pythonVirtualenv(): Promise<string> {
+  return once("python", async () => {
+    const dir = path.join(runRoot(), "venv");
+    await run("python3", ["-m", "venv", dir], { cwd: runRoot(), env: baseEnv() });
+    await run(path.join(dir, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "pulumi>=3.0.0,<4.0.0"], { cwd: runRoot(), env: baseEnv() });
+    return dir;
+  });
+}
+
+export type Runtime = "nodejs" | "python" | "go" | "yaml";
+
+export interface ProjectOptions {
+  /** The project's name (Pulumi.yaml). */
+  name: string;
+  runtime: Runtime;
+  /** Files beside Pulumi.yaml, by relative path (Pulumi.yaml itself is written from `name` and `runtime` unless given). */
+  files?: Record<string, string>;
+  /** An existing project folder to copy (an example), before `files`. */
+  from?: string;
+  /**
+   * Node.js packages: `typescript` gives the project the shared install of the packed package (its
+   * own copy, so npm may change it), for TypeScript programs and for the plugin's folder.
+   */
+  node?: boolean;
+  /** Settings of Pulumi's own (`PULUMI_…`) and the services' for every command. */
+  env?: Record<string, string>;
+}
+
+let counter = 0;
+
+/** A Pulumi project in a temporary folder, with its own file backend and Pulumi home. */
+export class Project {
+  readonly env: NodeJS.ProcessEnv;
+
+  private constructor(
+    readonly dir: string,
+    readonly name: string,
+    env: Record<string, string>,
+  ) {
+    const state = path.join(dir, "..", `${path.basename(dir)}-state`);
+    fs.mkdirSync(state, { recursive: true });
+    this.env = {
+      ...baseEnv(),
+      PULUMI_HOME: path.join(dir, "..", `${path.basename(dir)}-home`),
+      PULUMI_BACKEND_URL: `file://${state}`,
+      PULUMI_CONFIG_PASSPHRASE: "real-engine-suite",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_DISABLE_REGISTRY_RESOLVE: "true",
+      PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+      ...env,
+    };
+  }
+
+  static async create(options: ProjectOptions): Promise<Project> {
+    const dir = path.join(runRoot(), "projects", `${options.name}-${process.pid}-${++counter}`, "project");
+    fs.mkdirSync(dir, { recursive: true });
+    if (options.from) fs.cpSync(options.from, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist|Pulumi\.[^/\\]+\.yaml)$/.test(src) });
+    if (!options.files?.["Pulumi.yaml"] && !options.from) {
+      const runtime = options.runtime === "nodejs" ? "nodejs" : options.runtime;
+      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${options.name}\nruntime: ${runtime}\n`);
+    }
+    for (const [file, text] of Object.entries(options.files ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const project = new Project(dir, options.name, options.env ?? {});
+    if (options.node) await project.installPackage();
+    return project;
+  }
+
+  /**
+   * The packed package and @pulumi/pulumi in node_modules, as `npm install` leaves them: a copy of
+   * the shared install (hard links: npm replaces files, it does not write into them), and the
+   * project's package.json naming the packed package as npm wrote it there.
+   */
+  async installPackage(): Promise<void> {
+    const base = await typescriptInstall();
+    await run("cp", ["-al", path.join(base, "node_modules"), path.join(this.dir, "node_modules")], { cwd: this.dir });
+    const manifestFile = path.join(this.dir, "package.json");
+    const mine = fs.existsSync(manifestFile) ? JSON.parse(fs.readFileSync(manifestFile, "utf8")) : { name: this.name, private: true };
+    const shared = JSON.parse(fs.readFileSync(path.join(base, "package.json"), "utf8"));
+    mine.dependencies = { ...mine.dependencies, ...shared.dependencies };
+    mine.devDependencies = { ...mine.devDependencies, ...shared.devDependencies };
+    fs.writeFileSync(manifestFile, `${JSON.stringify(mine, null, 2)}\n`);
+    fs.copyFileSync(path.join(base, "package-lock.json"), path.join(this.dir, "package-lock.json"));
+  }
+
+  /** Runs `pulumi` here; `--non-interactive` is added. */
+  pulumi(args: readonly string[], options: { expect?: "success" | "failure"; env?: Record<string, string>; cwd?: string } = {}): Promise<Ran> {
+    return run(cli().bin, [...args, "--non-interactive"], { cwd: options.cwd ?? this.dir, env: { ...this.env, ...options.env }, expect: options.expect });
+  }
+
+  /** Runs another command here (npm, go, ...) with the project's environment. */
+  exec(file: string, args: readonly string[], options: { expect?: "success" | "failure"; cwd?: string } = {}): Promise<Ran> {
+    return run(file, args, { cwd: options.cwd ?? this.dir, env: this.env, expect: options.expect });
+  }
+
+  /** `pulumi stack init`, then the settings in one `pulumi config set-all` (secrets encrypted). */
+  async stack(name: string, config: Record<string, string> = {}, secrets: readonly string[] = []): Promise<void> {
+    await this.pulumi(["stack", "init", name]);
+    await this.setConfig(config, secrets);
+  }
+
+  async setConfig(config: Record<string, string>, secrets: readonly string[] = []): Promise<void> {
+    const args = Object.entries(config).flatMap(([key, value]) => [secrets.includes(key) ? "--secret" : "--plaintext", `${key}=${value}`]);
+    if (args.length) await this.pulumi(["config", "set-all", ...args]);
+  }
+
+  read(file: string): string {
+    return fs.readFileSync(path.join(this.dir, file), "utf8");
+  }
+
+  write(file: string, text: string): void {
+    fs.mkdirSync(path.dirname(path.join(this.dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(this.dir, file), text);
+  }
+
+  /** The state as `pulumi stack export` gives it. */
+  async exportStack(showSecrets = false): Promise<{ text: string; deployment: { resources?: { urn: string; type: string; id?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; protect?: boolean }[] } }> {
+    const { stdout } = await this.pulumi(["stack", "export", ...(showSecrets ? ["--show-secrets"] : [])]);
+    return { text: stdout, ...(JSON.parse(stdout) as { deployment: never }) };
+  }
+}
+
+/** A step of a run as the CLI's JSON tells it: its operation, the resource's type and name, and the properties its diff names. */
+export interface CliStep {
+  op: string;
+  type: string;
+  name: string;
+  /** Property → kind (`update`, `add-replace`, ...), when the provider answered a detailed diff. */
+  detailedDiff?: Record<string, string>;
+  /** The properties the diff named (what the CLI shows as `[diff: ~policy]`). */
+  diffs?: string[];
+}
+
+/** Steps of the program's own resources: not the stack, not providers. */
+const ownStep = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+
+function stepOf(metadata: { op: string; urn: string; type: string; detailedDiff?: Record<string, { kind: string }> | null; diffs?: string[] }): CliStep {
+  const step: CliStep = { op: metadata.op, type: metadata.type, name: metadata.urn.split("::").pop()! };
+  if (metadata.detailedDiff) step.detailedDiff = Object.fromEntries(Object.entries(metadata.detailedDiff).map(([k, v]) => [k, v.kind]));
+  if (metadata.diffs?.length) step.diffs = metadata.diffs;
+  return step;
+}
+
+/** Counts of steps by operation. */
+export function countSteps(steps: readonly CliStep[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const s of steps) counts[s.op] = (counts[s.op] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * What `pulumi preview --json` plans: the steps that change something (the CLI leaves unchanged
+ * resources out of its list), and `changes`, their counts; `{}` when nothing changes.
+ */
+export function planOf(ran: Ran): { steps: CliStep[]; changes: Record<string, number> } {
+  const plan = JSON.parse(ran.stdout) as { steps?: { op: string; urn: string; newState?: { type: string }; oldState?: { type: string }; detailedDiff?: Record<string, { kind: string }> | null; diffReasons?: string[] }[] };
+  const steps = (plan.steps ?? [])
+    .map((s) => stepOf({ op: s.op, urn: s.urn, type: s.newState?.type ?? s.oldState?.type ?? s.urn.split("::")[2].split("$").pop()!, detailedDiff: s.detailedDiff, diffs: s.diffReasons }))
+    .filter((s) => ownStep(s.type) && s.op !== "same");
+  return { steps, changes: countSteps(steps) };
+}
+
+/** The engine's events of a run with `--json` (one JSON object a line); nothing for a preview's single document. */
+export function eventsOf(ran: Ran): unknown[] {
+  const events: unknown[] = [];
+  for (const line of ran.stdout.split("\n")) {
+    if (!line.startsWith("{") || !line.endsWith("}")) continue;
+    try {
+      events.push(JSON.parse(line));
+    } catch {
+      // a line of a preview's pretty-printed document
+    }
+  }
+  return events;
+}
+
+/** The steps `pulumi up|refresh|destroy --json` took (its events), the program's own resources only, unchanged ones included. */
+export function stepsOf(ran: Ran): CliStep[] {
+  const steps: CliStep[] = [];
+  for (const event of eventsOf(ran) as { resOutputsEvent?: { metadata: Parameters<typeof stepOf>[0] } }[]) {
+    const metadata = event.resOutputsEvent?.metadata;
+    if (metadata && ownStep(metadata.type)) steps.push(stepOf(metadata));
+  }
+  return steps;
+}
+
+/** What the CLI said that a user would stop at: warnings and errors, from its events and its standard error. */
+export function complaintsOf(ran: Ran): string[] {
+  const said: string[] = [];
+  for (const event of eventsOf(ran) as { diagnosticEvent?: { severity: string; message: string } }[]) {
+    const d = event.diagnosticEvent;
+    if (d && (d.severity === "warning" || d.severity === "error")) said.push(`${d.severity}: ${d.message.trim()}`);
+  }
+  for (const line of ran.stderr.split("\n")) if (/\b(warning|error):/i.test(line)) said.push(line.trim());
+  return said;
+}
