@@ -121,7 +121,7 @@ describe.each(Object.keys(EXAMPLES))("examples/%s through the real CLI", (name) 
   test(
     "preview sends no request; up; preview and refresh find no change; destroy",
     async () => {
-      const project = await Project.create({ name, runtime: "nodejs", from: path.join(repoRoot, "examples", name), node: true });
+      const project = await Project.create({ name, runtime: "nodejs", from: path.join(repoRoot, "examples", name), node: "typescript" });
       example.setup?.(emu);
       const { config, secrets } = await example.config(emu);
       await project.stack("dev", config, secrets);

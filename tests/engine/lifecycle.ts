@@ -3,7 +3,7 @@
  * preview that plans no change, a refresh that finds none, and a destroy. Each step is read from
  * what the CLI prints as JSON, and its text is searched for warnings and errors.
  */
-import { CliStep, complaintsOf, countSteps, planOf, Project, stepsOf } from "../support/real-engine";
+import { CliStep, countSteps, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
 
 export interface LifecycleResult {
   /** The resources `up` created, by type and name. */
@@ -33,6 +33,6 @@ export async function lifecycle(project: Project, requests: () => number, afterU
 
   const destroy = await project.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
   expect(countSteps(stepsOf(destroy))).toEqual({ delete: created.length });
-  for (const ran of [preview, up, again, refresh, destroy]) expect(complaintsOf(ran)).toEqual([]);
+  expectNoComplaints(preview, up, again, refresh, destroy);
   return { created, outputs };
 }

@@ -69,6 +69,8 @@ async function once(name: string, make: () => Promise<string>): Promise<string> 
 }
 
 export interface Ran {
+  /** The command as run, for messages. */
+  command: string;
   code: number | null;
   stdout: string;
   stderr: string;
@@ -94,7 +96,7 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
     if (options.input !== undefined) child.stdin!.end(options.input);
     child.once("error", reject);
     child.once("close", (code) => {
-      const ran = { code, stdout, stderr, output };
+      const ran = { command: `${path.basename(file)} ${args.join(" ")}`.replace(/\n+/g, "; "), code, stdout, stderr, output };
       const ok = code === 0;
       if ((options.expect ?? "success") === "success" ? ok : !ok) resolve(ran);
       else reject(new Error(`${path.basename(file)} ${args.join(" ")} (in ${options.cwd}) ${ok ? "succeeded, but was expected to fail" : `failed with exit code ${code}`}:\n${output}`));
@@ -140,16 +142,23 @@ async function typescriptManifest(name: string): Promise<Record<string, unknown>
   };
 }
 
-/** node_modules of a TypeScript project with the packed package, installed by npm once per run. */
-function typescriptInstall(): Promise<string> {
-  return once("typescript", async () => {
-    const dir = path.join(runRoot(), "typescript");
+/**
+ * An npm install, once per run: `typescript`, what a TypeScript Pulumi project of the package has;
+ * `package`, the packed package alone, as `npm install pulumi-keepstack` leaves a project of
+ * another language (the plugin's folder is in it).
+ */
+function nodeInstall(kind: NodeInstall): Promise<string> {
+  return once(`node-${kind}`, async () => {
+    const dir = path.join(runRoot(), `node-${kind}`);
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(await typescriptManifest("typescript-base"), null, 2));
+    const manifest = kind === "typescript" ? await typescriptManifest(dir) : { name: "package-base", private: true, dependencies: { "pulumi-keepstack": `file:${await packedTarball()}` } };
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, name: `${kind}-base` }, null, 2));
     await run("npm", ["install"], { cwd: dir, env: baseEnv() });
     return dir;
   });
 }
+
+export type NodeInstall = "typescript" | "package";
 
 /** A Python virtualenv with PyPI's `pulumi`, made once per run: Python projects name it in Pulumi.yaml. */
 export function pythonVirtualenv(): Promise<string> {
@@ -171,11 +180,8 @@ export interface ProjectOptions {
   files?: Record<string, string>;
   /** An existing project folder to copy (an example), before `files`. */
   from?: string;
-  /**
-   * Node.js packages: `typescript` gives the project the shared install of the packed package (its
-   * own copy, so npm may change it), for TypeScript programs and for the plugin's folder.
-   */
-  node?: boolean;
+  /** Node.js packages, a copy of one of the run's installs (see `installPackage`). */
+  node?: NodeInstall;
   /** Settings of Pulumi's own (`PULUMI_…`) and the services' for every command. */
   env?: Record<string, string>;
 }
@@ -219,25 +225,28 @@ export class Project {
       fs.writeFileSync(path.join(dir, file), text);
     }
     const project = new Project(dir, options.name, options.env ?? {});
-    if (options.node) await project.installPackage();
+    if (options.node) await project.installPackage(options.node);
     return project;
   }
 
   /**
-   * The packed package and @pulumi/pulumi in node_modules, as `npm install` leaves them: a copy of
-   * the shared install (hard links: npm replaces files, it does not write into them), and the
-   * project's package.json naming the packed package as npm wrote it there.
+   * node_modules as `npm install` leaves it, with the packed package: a copy of the run's install
+   * (hard links: npm replaces files, it never writes into them), its package-lock.json, and the
+   * project's package.json naming what npm named there.
    */
-  async installPackage(): Promise<void> {
-    const base = await typescriptInstall();
+  async installPackage(kind: NodeInstall): Promise<void> {
+    const base = await nodeInstall(kind);
     await run("cp", ["-al", path.join(base, "node_modules"), path.join(this.dir, "node_modules")], { cwd: this.dir });
     const manifestFile = path.join(this.dir, "package.json");
     const mine = fs.existsSync(manifestFile) ? JSON.parse(fs.readFileSync(manifestFile, "utf8")) : { name: this.name, private: true };
     const shared = JSON.parse(fs.readFileSync(path.join(base, "package.json"), "utf8"));
     mine.dependencies = { ...mine.dependencies, ...shared.dependencies };
-    mine.devDependencies = { ...mine.devDependencies, ...shared.devDependencies };
+    if (shared.devDependencies) mine.devDependencies = { ...mine.devDependencies, ...shared.devDependencies };
     fs.writeFileSync(manifestFile, `${JSON.stringify(mine, null, 2)}\n`);
-    fs.copyFileSync(path.join(base, "package-lock.json"), path.join(this.dir, "package-lock.json"));
+    const lock = JSON.parse(fs.readFileSync(path.join(base, "package-lock.json"), "utf8"));
+    lock.name = mine.name;
+    lock.packages[""] = { ...lock.packages[""], name: mine.name, dependencies: mine.dependencies, devDependencies: mine.devDependencies };
+    fs.writeFileSync(path.join(this.dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
   }
 
   /** Runs `pulumi` here; `--non-interactive` is added. */
@@ -331,12 +340,13 @@ export function eventsOf(ran: Ran): unknown[] {
   return events;
 }
 
-/** The steps `pulumi up|refresh|destroy --json` took (its events), the program's own resources only, unchanged ones included. */
+/** The steps `pulumi up|refresh|destroy --json` took (its events), the program's own resources only, unchanged ones included; a replacement is one `replace` step. */
 export function stepsOf(ran: Ran): CliStep[] {
   const steps: CliStep[] = [];
   for (const event of eventsOf(ran) as { resOutputsEvent?: { metadata: Parameters<typeof stepOf>[0] } }[]) {
     const metadata = event.resOutputsEvent?.metadata;
-    if (metadata && ownStep(metadata.type)) steps.push(stepOf(metadata));
+    // A replacement's two halves are told apart from the `replace` step itself, which is what the summary counts.
+    if (metadata && ownStep(metadata.type) && metadata.op !== "create-replacement" && metadata.op !== "delete-replaced") steps.push(stepOf(metadata));
   }
   return steps;
 }
@@ -349,5 +359,21 @@ export function complaintsOf(ran: Ran): string[] {
     if (d && (d.severity === "warning" || d.severity === "error")) said.push(`${d.severity}: ${d.message.trim()}`);
   }
   for (const line of ran.stderr.split("\n")) if (/\b(warning|error):/i.test(line)) said.push(line.trim());
-  return said;
+  return said.map((line) => `${ran.command}: ${line}`);
+}
+
+/**
+ * What `pulumi install` prints whenever it has generated an SDK from a plugin folder run by a
+ * language host (any such plugin: the install closes it without the Cancel call that would mark its
+ * end as expected); the install succeeds. docs/plugin.md quotes it.
+ */
+export const INSTALL_CLOSES_PLUGIN = /^bash .*: error: Detected that \S+\/node_modules\/pulumi-keepstack\/plugin exited prematurely\.$/;
+
+/** Fails, with all the run printed, when the CLI warned or failed anything (but what `allowed` matches). */
+export function expectNoComplaints(...runs: (Ran | { ran: Ran; allowed: RegExp })[]): void {
+  for (const entry of runs) {
+    const { ran, allowed } = "ran" in entry ? entry : { ran: entry, allowed: undefined };
+    const said = complaintsOf(ran).filter((line) => !allowed?.test(line));
+    if (said.length) throw new Error(`${ran.command} said:\n${said.join("\n")}\n\nall it printed:\n${ran.output}`);
+  }
 }

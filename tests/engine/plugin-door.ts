@@ -1,0 +1,157 @@
+/**
+ * The plugin door as a user of any language meets it (docs/plugin.md), run by the real CLI: the
+ * plugin added to a project with `pulumi package add` as the page says, the project committed and
+ * cloned by a teammate (`npm ci`, `pulumi install`, `pulumi preview`), then the page's program
+ * through its life: a preview that sends no request (one input unknown until another resource
+ * exists), up, no change, an update and a replacement that `preview --diff` names (`~ policy`,
+ * `+- name`), a refresh after a change made out of band, and destroy. The program's second
+ * cluster is reached through an explicit provider given only the two settings it writes.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Emulator } from "../../emulator";
+import { pageBlocks } from "../support/pages";
+import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, planOf, Project, ProjectOptions, run, stepsOf } from "../support/real-engine";
+
+export const PAGE = "docs/plugin.md";
+
+/** The page's block of a language that contains `marker`. */
+export function pageBlock(language: string, marker: string | RegExp): string {
+  const found = pageBlocks(PAGE, language).filter((b) => (typeof marker === "string" ? b.includes(marker) : marker.test(b)));
+  if (found.length !== 1) throw new Error(`${PAGE}: expected one ${language} block with ${marker}, found ${found.length}`);
+  return found[0];
+}
+
+export interface Language {
+  /** The project as its author starts it, before the plugin is added. */
+  project: ProjectOptions;
+  /** The program's file, which the changes edit. */
+  programFile: string;
+  /** Adds the plugin to the author's project, as the page says for this language. */
+  addPlugin(author: Project): Promise<void>;
+  /** What the project's own dependency file says of the SDK after that (package.json, requirements.txt, go.mod). */
+  sdkReference?: { file: string; text: RegExp };
+  /** Lines of .gitignore beyond `node_modules/`. */
+  ignore?: string[];
+  /** Sets the stack's settings (by default all at once with `pulumi config set-all`). */
+  configure?(project: Project, emu: Emulator): Promise<void>;
+}
+
+/** The settings of the page's programs against the emulator: the plugin's keys, and the second cluster's. */
+export function pluginSettings(emu: Emulator): { config: Record<string, string>; secrets: string[] } {
+  return {
+    config: {
+      "keepstack:keepAddress": emu.keep.url,
+      "keepstack:keepToken": emu.keep.rootToken,
+      "keepstack:workspacesAddress": emu.workspaces.url,
+      "keepstack:workspacesToken": emu.workspaces.tokens.user,
+      "keepstack:workspacesOrganization": emu.workspaces.organization,
+      "keepstack:meshAddress": emu.mesh.url,
+      "keepstack:meshToken": emu.mesh.rootToken,
+      drAddress: emu.clusters.dr.url,
+      drToken: emu.clusters.dr.rootToken,
+    },
+    secrets: ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken", "drToken"],
+  };
+}
+
+/** The emulator's addresses and tokens as `eval "$(npx pulumi-keepstack emulator --detach)"` exports them. */
+export function emulatorEnv(emu: Emulator): Record<string, string> {
+  return {
+    KEEP_ADDR: emu.keep.url,
+    KEEP_TOKEN: emu.keep.rootToken,
+    KEEP_DR_ADDR: emu.clusters.dr.url,
+    KEEP_DR_TOKEN: emu.clusters.dr.rootToken,
+    WORKSPACES_ADDR: emu.workspaces.url,
+    WORKSPACES_TOKEN: emu.workspaces.tokens.user,
+    WORKSPACES_ORGANIZATION: emu.workspaces.organization,
+    MESH_HTTP_ADDR: emu.mesh.url,
+    MESH_HTTP_TOKEN: emu.mesh.rootToken,
+  };
+}
+
+/** Runs a page's shell block as written, line by line in one bash, with `env` added to the project's. */
+export function runShellBlock(project: Project, block: string, env: Record<string, string> = {}, cwd = project.dir) {
+  return run("bash", ["-euo", "pipefail", "-c", block], { cwd, env: { ...project.env, ...env } });
+}
+
+/** The author's project committed with git and cloned, as a teammate gets it. */
+export async function cloneOf(author: Project, language: Language, name: string): Promise<Project> {
+  fs.writeFileSync(path.join(author.dir, ".gitignore"), ["node_modules/", ...(language.ignore ?? [])].join("\n") + "\n");
+  const git = (args: string[], cwd: string) => run("git", ["-c", "user.name=author", "-c", "user.email=author@example.com", ...args], { cwd, env: author.env });
+  await git(["init", "--quiet"], author.dir);
+  await git(["add", "."], author.dir);
+  await git(["commit", "--quiet", "-m", "the project"], author.dir);
+  const clone = await Project.create({ name, runtime: language.project.runtime });
+  fs.rmSync(clone.dir, { recursive: true, force: true });
+  await git(["clone", "--quiet", author.dir, clone.dir], path.dirname(clone.dir));
+  return clone;
+}
+
+export interface FlowResult {
+  author: Project;
+  clone: Project;
+}
+
+/**
+ * The page's flow for one language against `emu` (which has a second cluster, `dr`). The program
+ * file must hold the page's program.
+ */
+export async function pluginDoorFlow(language: Language, emu: Emulator): Promise<FlowResult> {
+  const author = await Project.create(language.project);
+  await language.addPlugin(author);
+  expect(author.read("Pulumi.yaml")).toMatch(/^packages:\n {2}keepstack: \.\/node_modules\/pulumi-keepstack\/plugin$/m);
+  if (language.sdkReference) expect(author.read(language.sdkReference.file)).toMatch(language.sdkReference.text);
+
+  // A teammate's clone: what the page says to commit, then the page's three commands.
+  const clone = await cloneOf(author, language, `${language.project.name}-clone`);
+  await clone.pulumi(["stack", "init", "dev"]);
+  if (language.configure) await language.configure(clone, emu);
+  else await clone.setConfig(pluginSettings(emu).config, pluginSettings(emu).secrets);
+  emu.clearLogs();
+  const teammate = await runShellBlock(clone, pageBlock("sh", "npm ci"));
+  expect({ requests: emu.requestCount() }).toEqual({ requests: 0 });
+  for (const name of ["readers", "app", "team", "app-secrets", "dr-readers"]) expect(teammate.stdout).toMatch(new RegExp(`\\+ +keepstack:\\S+ +${name} +create`));
+
+  const up = await clone.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+  expect(countSteps(stepsOf(up))).toEqual({ create: 5 });
+  const workspace = emu.workspaces.findWorkspace(emu.workspaces.organization, "app");
+  expect(workspace?.attributes.description).toBe("The application's infrastructure");
+  expect(emu.keep.getPolicy("acl", "app-secrets")?.policy).toBe(`path "secret/data/${workspace!.id}/*" { capabilities = ["read"] }`);
+  expect(emu.mesh.getPartition("team-a")?.Description).toBe("Team A");
+  // The second cluster's policy went to that cluster, through the provider given two settings.
+  expect(emu.clusters.dr.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read", "list"] }');
+  expect(planOf(await clone.pulumi(["preview", "--json", "--expect-no-changes"])).changes).toEqual({});
+
+  // An update in place and a replacement, as `preview --diff` names them.
+  const program = clone.read(language.programFile);
+  const changed = program.replace(/capabilities = \["read", "list"\] \}(['`])(,?)\n/, 'capabilities = ["read"] }$1$2\n').replace("team-a", "team-b");
+  expect(changed).not.toBe(program);
+  clone.write(language.programFile, changed);
+  emu.clearLogs();
+  const diff = await clone.pulumi(["preview", "--diff"]);
+  expect(emu.requestCount()).toBe(0);
+  expect(diff.stdout).toMatch(/~ keepstack:keep:AclPolicy: \(update\)[\s\S]*?\[urn=\S+::readers\][\s\S]*?~ policy: /);
+  expect(diff.stdout).toMatch(/\+-keepstack:mesh:Partition: \(replace\)[\s\S]*?\[urn=\S+::team\][\s\S]*?~ name\s*: "team-a" => "team-b"/);
+  const changedUp = await clone.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+  const changes = stepsOf(changedUp).filter((s) => s.op !== "same");
+  expect(changes.map((s) => [s.name, s.op]).sort()).toEqual([["readers", "update"], ["team", "replace"]]);
+  expect(emu.keep.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read"] }');
+  expect(emu.mesh.getPartition("team-b")).toBeDefined();
+
+  // A change made out of band: refresh reads it, up writes the program's text back.
+  emu.keep.putPolicy("acl", "readers", { policy: 'path "secret/*" { capabilities = ["deny"] }' });
+  const refresh = await clone.pulumi(["refresh", "--yes", "--skip-preview", "--json"]);
+  expect(stepsOf(refresh).find((s) => s.name === "readers")?.op).toBe("update");
+  const converge = await clone.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+  expect(stepsOf(converge).filter((s) => s.op !== "same").map((s) => [s.name, s.op])).toEqual([["readers", "update"]]);
+  expect(emu.keep.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read"] }');
+
+  const destroy = await clone.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
+  expect(countSteps(stepsOf(destroy))).toEqual({ delete: 5 });
+  expect(emu.workspaces.findWorkspace(emu.workspaces.organization, "app")).toBeUndefined();
+  expect(emu.keep.getPolicy("acl", "app-secrets")).toBeUndefined();
+  expect(emu.clusters.dr.getPolicy("acl", "readers")).toBeUndefined();
+  expectNoComplaints({ ran: teammate, allowed: INSTALL_CLOSES_PLUGIN }, up, changedUp, refresh, converge, destroy);
+  return { author, clone };
+}

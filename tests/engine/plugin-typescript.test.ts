@@ -1,0 +1,53 @@
+/**
+ * docs/plugin.md in TypeScript, through the SDK `pulumi package add` generates, run by the real CLI:
+ * the page's install, configuration and teammate commands as written, and its program's life.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Emulator, startEmulator } from "../../emulator";
+import { ENGINE_TIMEOUT, packedTarball, Project, repoRoot } from "../support/real-engine";
+import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock } from "./plugin-door";
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ clusters: ["main", "dr"] });
+});
+afterAll(() => emu?.close());
+
+export const typescriptProject = (name: string, program: string) => ({
+  name,
+  runtime: "nodejs" as const,
+  files: {
+    "Pulumi.yaml": `name: ${name}\nruntime: nodejs\n`,
+    "index.ts": program,
+    "tsconfig.json": fs.readFileSync(path.join(repoRoot, "examples", "quickstart", "tsconfig.json"), "utf8"),
+  },
+  node: "typescript" as const,
+});
+
+/** The page's TypeScript program, with the plugin added as the page says. */
+export const typescript: Language = {
+  project: typescriptProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack")),
+  programFile: "index.ts",
+  addPlugin: async (author: Project) => {
+    // The page's commands as written; the package is not published, so its packed file stands in for its name.
+    const block = pageBlock("sh", "pulumi package add");
+    await runShellBlock(author, block.replace("npm install pulumi-keepstack", `npm install ${await packedTarball()}`));
+  },
+  sdkReference: { file: "package.json", text: /"@keepstack\/pulumi-keepstack": "file:sdks\/keepstack"/ },
+  ignore: ["sdks/*/bin/"],
+  configure: async (project: Project, e: Emulator) => {
+    await runShellBlock(project, pageBlock("sh", "pulumi config set keepstack:keepAddress"), emulatorEnv(e));
+    // The program's own settings, as the page's Programs section gives them.
+    await runShellBlock(project, 'pulumi config set drAddress "$KEEP_DR_ADDR"\npulumi config set --secret drToken "$KEEP_DR_TOKEN"', emulatorEnv(e));
+  },
+};
+
+test(
+  `${PAGE} in TypeScript: package add, a teammate's clone, preview with no request, up, update and replacement named, refresh after drift, destroy`,
+  async () => {
+    await pluginDoorFlow(typescript, emu);
+  },
+  ENGINE_TIMEOUT,
+);
+
