@@ -33,6 +33,8 @@ export interface Language {
   sdkReference?: { file: string; text: RegExp };
   /** Lines of .gitignore beyond `node_modules/`. */
   ignore?: string[];
+  /** What a teammate has made before the page's commands (a Python virtualenv). */
+  prepareClone?(clone: Project): Promise<void>;
   /** Sets the stack's settings (by default all at once with `pulumi config set-all`). */
   configure?(project: Project, emu: Emulator): Promise<void>;
 }
@@ -105,6 +107,7 @@ export async function pluginDoorFlow(language: Language, emu: Emulator): Promise
 
   // A teammate's clone: what the page says to commit, then the page's three commands.
   const clone = await cloneOf(author, language, `${language.project.name}-clone`);
+  await language.prepareClone?.(clone);
   await clone.pulumi(["stack", "init", "dev"]);
   if (language.configure) await language.configure(clone, emu);
   else await clone.setConfig(pluginSettings(emu).config, pluginSettings(emu).secrets);

@@ -1,0 +1,68 @@
+/**
+ * docs/plugin.md in Python, run by the real CLI through the SDK `pulumi package add` generates: the
+ * page's program through its life, then list inputs (an EGP policy's paths) that the SDK sends.
+ * Python projects share one virtualenv per run (PyPI's `pulumi` installed once), so every Python
+ * flow of the suite is in this file, one after another.
+ */
+import { Emulator, startEmulator } from "../../emulator";
+import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, pythonVirtualenv, stepsOf } from "../support/real-engine";
+import { Language, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ clusters: ["main", "dr"] });
+});
+afterAll(() => emu?.close());
+
+/**
+ * A Python project's files. Its virtualenv is the run's (PyPI's `pulumi` installed once), named by
+ * its absolute path where a user would write `venv`.
+ */
+export async function pythonProject(name: string, program: string) {
+  return {
+    name,
+    runtime: "python" as const,
+    files: {
+      "Pulumi.yaml": `name: ${name}\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${await pythonVirtualenv()}\n`,
+      "__main__.py": program,
+      "requirements.txt": "pulumi>=3.0.0,<4.0.0\n",
+    },
+    node: "package" as const,
+  };
+}
+
+/** The page's `pulumi package add` line, as written. */
+export const packageAddLine = () => pageBlock("sh", "pulumi package add").split("\n").find((l) => l.startsWith("pulumi package add"))!;
+
+test(
+  `${PAGE} in Python: package add, a teammate's clone, preview with no request, up, update and replacement named, refresh after drift, destroy`,
+  async () => {
+    const python: Language = {
+      project: await pythonProject("keepstack-python", pageBlock("python", "import pulumi_keepstack as keepstack")),
+      programFile: "__main__.py",
+      addPlugin: async (author) => {
+        await author.exec("bash", ["-c", packageAddLine()]);
+      },
+      sdkReference: { file: "requirements.txt", text: /^sdks\/keepstack$/m },
+      ignore: ["__pycache__/", "*.egg-info/", "build/"],
+    };
+    const { clone } = await pluginDoorFlow(python, emu);
+
+    // Lists go where the type is a list, or any value: an EGP policy's paths, a rekey's shares.
+    clone.write(
+      "__main__.py",
+      [
+        "import pulumi_keepstack as keepstack",
+        'keepstack.keep.EgpPolicy("guard", name="guard", enforcement_level="soft-mandatory", paths=["secret/*", "sys/*"], policy="main = rule { true }")',
+        "",
+      ].join("\n"),
+    );
+    const up = await clone.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    expect(countSteps(stepsOf(up))).toEqual({ create: 1 });
+    expect(emu.keep.getPolicy("egp", "guard")).toMatchObject({ paths: ["secret/*", "sys/*"], enforcement_level: "soft-mandatory" });
+    const destroy = await clone.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
+    expect(countSteps(stepsOf(destroy))).toEqual({ delete: 1 });
+    expectNoComplaints(up, destroy);
+  },
+  ENGINE_TIMEOUT,
+);
