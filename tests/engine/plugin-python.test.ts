@@ -6,7 +6,7 @@
  */
 import { Emulator, startEmulator } from "../../emulator";
 import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, pythonVirtualenv, stepsOf } from "../support/real-engine";
-import { Language, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
+import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -30,9 +30,6 @@ export async function pythonProject(name: string, program: string) {
     node: "package" as const,
   };
 }
-
-/** The page's `pulumi package add` line, as written. */
-export const packageAddLine = () => pageBlock("sh", "pulumi package add").split("\n").find((l) => l.startsWith("pulumi package add"))!;
 
 test(
   `${PAGE} in Python: package add, a teammate's clone, preview with no request, up, update and replacement named, refresh after drift, destroy`,

@@ -1,0 +1,40 @@
+/**
+ * docs/plugin.md in Go, run by the real CLI through the SDK `pulumi package add` generates: the
+ * page's program through its life. The first build of a Go program compiles the Pulumi Go SDK
+ * (minutes on two cores); later ones take it from Go's build cache.
+ */
+import { Emulator, startEmulator } from "../../emulator";
+import { ENGINE_TIMEOUT } from "../support/real-engine";
+import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ clusters: ["main", "dr"] });
+});
+afterAll(() => emu?.close());
+
+test(
+  `${PAGE} in Go: package add, a teammate's clone, preview with no request, up, update and replacement named, refresh after drift, destroy`,
+  async () => {
+    const go: Language = {
+      project: {
+        name: "keepstack-go",
+        runtime: "go",
+        files: {
+          "Pulumi.yaml": "name: keepstack-go\nruntime: go\n",
+          "main.go": pageBlock("go", "package main"),
+          "go.mod": "module keepstack-go\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.274.1\n",
+        },
+        node: "package",
+      },
+      programFile: "main.go",
+      addPlugin: async (author) => {
+        await author.exec("bash", ["-c", packageAddLine()]);
+        await author.exec("go", ["mod", "tidy"]);
+      },
+      sdkReference: { file: "go.mod", text: /^replace github\.com\/keepstack\/pulumi-keepstack\/sdk\/go => \.\/sdks\/keepstack$/m },
+    };
+    await pluginDoorFlow(go, emu);
+  },
+  ENGINE_TIMEOUT,
+);
