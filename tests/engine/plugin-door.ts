@@ -36,6 +36,8 @@ export interface Language {
   sdkReference?: { file: string; text: RegExp };
   /** Lines of .gitignore beyond `node_modules/`. */
   ignore?: string[];
+  /** The page's commands a teammate runs in the clone (`npm ci`, `pulumi install`, `pulumi preview`). */
+  teammate?: string;
   /** What a teammate has made before the page's commands (a Python virtualenv). */
   prepareClone?(clone: Project): Promise<void>;
   /** Sets the stack's settings (by default all at once with `pulumi config set-all`). */
@@ -115,7 +117,7 @@ export async function pluginDoorFlow(language: Language, emu: Emulator): Promise
   if (language.configure) await language.configure(clone, emu);
   else await clone.setConfig(pluginSettings(emu).config, pluginSettings(emu).secrets);
   emu.clearLogs();
-  const teammate = await runShellBlock(clone, pageBlock("sh", "npm ci"));
+  const teammate = await runShellBlock(clone, language.teammate ?? pageBlock("sh", "pulumi install\npulumi preview"));
   expect({ requests: emu.requestCount() }).toEqual({ requests: 0 });
   for (const name of ["readers", "app", "team", "app-secrets", "dr-readers"]) expect(teammate.stdout).toMatch(new RegExp(`\\+ +keepstack:\\S+ +${name} +create`));
 
