@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { PLUGIN_PACKAGE } from "../provider/config";
+import { takesSecretReference } from "../provider/secret-ref";
 import { shortTypeOf, tokenOf } from "../provider/spec";
 import { ImportedObject, readableNameOf } from "./program-text";
 
@@ -30,11 +31,20 @@ export interface ImportFileOptions {
   parentUrn?: string;
 }
 
-/** Names the file gives the provider and the parent in its name table. */
-const PROVIDER_NAME = "keepstack-provider";
-const PARENT_NAME = "parent";
+/**
+ * The name-table names of the provider and the parent: the names the program gives them (their
+ * URNs' last part), which the CLI writes in the code it generates (`provider: ${dr}`).
+ */
+function nameTableNames(options: ImportFileOptions): { provider?: string; parent?: string } {
+  const nameOf = (urn: string) => urn.split("::").pop() || urn;
+  const provider = options.providerUrn ? nameOf(options.providerUrn) : undefined;
+  let parent = options.parentUrn ? nameOf(options.parentUrn) : undefined;
+  if (parent !== undefined && parent === provider) parent = `${parent}-parent`;
+  return { provider, parent };
+}
 
 export function importFile(objects: ImportedObject[], options: ImportFileOptions = {}): ImportFile {
+  const table = nameTableNames(options);
   const taken = new Map<string, Set<string>>();
   const resources = objects.map((object): ImportFileResource => {
     const type = `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))}`;
@@ -49,13 +59,13 @@ export function importFile(objects: ImportedObject[], options: ImportFileOptions
       type,
       name,
       id: object.id,
-      ...(options.providerUrn ? { provider: PROVIDER_NAME } : {}),
-      ...(options.parentUrn ? { parent: PARENT_NAME } : {}),
+      ...(table.provider ? { provider: table.provider } : {}),
+      ...(table.parent ? { parent: table.parent } : {}),
     };
   });
   const nameTable: Record<string, string> = {
-    ...(options.providerUrn ? { [PROVIDER_NAME]: options.providerUrn } : {}),
-    ...(options.parentUrn ? { [PARENT_NAME]: options.parentUrn } : {}),
+    ...(table.provider && options.providerUrn ? { [table.provider]: options.providerUrn } : {}),
+    ...(table.parent && options.parentUrn ? { [table.parent]: options.parentUrn } : {}),
   };
   return { ...(Object.keys(nameTable).length ? { nameTable } : {}), resources };
 }
@@ -67,7 +77,16 @@ export function inputsToAdd(objects: ImportedObject[]): string[] {
     const shape = object.spec.inputs.shape as Record<string, z.ZodType>;
     const required = (key: string) => !shape[key].safeParse(undefined).success;
     const missing = Object.keys(shape).filter((key) => object.inputs[key] === undefined && ((object.spec.writeOnly ?? []).includes(key as never) || required(key)));
-    if (missing.length) notes.push(`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))} "${object.id}": the service never returns ${missing.join(", ")}; add ${missing.length === 1 ? "it" : "them"} to the program pulumi import writes (a reference such as { fromEnv: "NAME" } keeps the value out of the state)`);
+    if (!missing.length) continue;
+    const list = (keys: string[]) => (keys.length < 2 ? keys.join("") : `${keys.slice(0, -1).join(", ")} and ${keys[keys.length - 1]}`);
+    // A required input must be added; an optional one only where the object was given one.
+    const needed = missing.filter(required);
+    const optional = missing.filter((key) => !required(key));
+    const what = [needed.length ? `add ${list(needed)} to the program pulumi import writes` : "", optional.length ? `${needed.length ? "and " : "add "}${list(optional)} where the object has ${optional.length === 1 ? "one" : "them"}${needed.length ? "" : " to the program pulumi import writes"}` : ""].filter(Boolean).join(", ");
+    // A credential can be given as a reference, which keeps its value out of the state; other inputs are written as values.
+    const referable = missing.filter((key) => takesSecretReference(shape[key]));
+    const how = referable.length ? ` (${list(referable)} ${referable.length === 1 ? "takes" : "take"} a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)` : "";
+    notes.push(`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))} "${object.id}": the service never returns ${missing.join(", ")}: ${what}${how}`);
   }
   return notes;
 }

@@ -57,6 +57,15 @@ export function secretInput(what: string) {
   });
 }
 
+/**
+ * Whether an input's schema takes a secret reference: it accepts one and refuses one with an unknown
+ * key, as the strict reference schema does (a map of strings takes both).
+ */
+export function takesSecretReference(schema: z.ZodType | undefined): boolean {
+  if (!schema) return false;
+  return schema.safeParse({ fromConfig: "project:key" }).success && !schema.safeParse({ fromConfig: "project:key", unknownKey: "x" }).success;
+}
+
 export function isSecretReference(value: unknown): value is SecretReference {
   if (!value || typeof value !== "object" || Array.isArray(value)) return false;
   const o = value as Record<string, unknown>;

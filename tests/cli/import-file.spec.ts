@@ -61,7 +61,7 @@ test("--all --format pulumi-import: every object by the plugin's token, a name a
     expect(stderr).not.toContain(secret);
   }
   // What the program will need that no read returns.
-  expect(stderr).toMatch(/keepstack:keep:SyncCloudASmDestination "cloudA-sm\/aws": the service never returns accessKeyId, secretAccessKey; add them/);
+  expect(stderr).toContain(`keepstack:keep:SyncCloudASmDestination "cloudA-sm/aws": the service never returns accessKeyId, secretAccessKey: add accessKeyId and secretAccessKey to the program pulumi import writes (accessKeyId and secretAccessKey take a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)`);
 
   const adopter = new Engine({ project: "adopter", config: pluginConfig(), secretConfig });
   try {
@@ -92,13 +92,14 @@ test("--all --format pulumi-import: every object by the plugin's token, a name a
   }
 });
 
-test("one type by ID, read through an explicit provider under a parent: the file names both in its name table", async () => {
+test("one type by ID, read through an explicit provider under a parent: the file names both in its name table by the program's names for them", async () => {
   const providerUrn = "urn:pulumi:dev::adopter::pulumi:providers:keepstack::second";
   const parentUrn = "urn:pulumi:dev::adopter::my:app:Team::team";
   const { stdout } = await run(process.execPath, [cli, "import", "keep:AclPolicy", "app-readers", "--format", "pulumi-import", "--provider-urn", providerUrn, "--parent-urn", parentUrn], { env: env() });
   expect(JSON.parse(stdout)).toEqual({
-    nameTable: { "keepstack-provider": providerUrn, parent: parentUrn },
-    resources: [{ type: "keepstack:keep:AclPolicy", name: "app-readers", id: "app-readers", provider: "keepstack-provider", parent: "parent" }],
+    // The CLI writes these names into the code it generates (`provider: ${second}`): they are the program's.
+    nameTable: { second: providerUrn, team: parentUrn },
+    resources: [{ type: "keepstack:keep:AclPolicy", name: "app-readers", id: "app-readers", provider: "second", parent: "team" }],
   });
   const wrong = await run(process.execPath, [cli, "import", "keep:AclPolicy", "app-readers", "--format", "json"], { env: env() }).catch((e: { stderr: string }) => e.stderr);
   expect(wrong).toContain('--format takes typescript or pulumi-import, got "json"');

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import { pageBlocks } from "../support/pages";
-import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, planOf, Project, ProjectOptions, run, stepsOf } from "../support/real-engine";
+import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, planOf, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
 
 export const PAGE = "docs/plugin.md";
 
@@ -21,6 +21,18 @@ export function pageBlock(language: string, marker: string | RegExp): string {
   if (found.length !== 1) throw new Error(`${PAGE}: expected one ${language} block with ${marker}, found ${found.length}`);
   return found[0];
 }
+
+/** A TypeScript project of a program (the examples' tsconfig), with the packed package installed. */
+export const typescriptProject = (name: string, program: string): ProjectOptions => ({
+  name,
+  runtime: "nodejs",
+  files: {
+    "Pulumi.yaml": `name: ${name}\nruntime: nodejs\n`,
+    "index.ts": program,
+    "tsconfig.json": fs.readFileSync(path.join(repoRoot, "examples", "quickstart", "tsconfig.json"), "utf8"),
+  },
+  node: "typescript",
+});
 
 /** The page's `pulumi package add` line, as written. */
 export const packageAddLine = (): string => pageBlock("sh", "pulumi package add").split("\n").find((l) => l.startsWith("pulumi package add"))!;

@@ -2,11 +2,9 @@
  * docs/plugin.md in TypeScript, through the SDK `pulumi package add` generates, run by the real CLI:
  * the page's install, configuration and teammate commands as written, and its program's life.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { Emulator, startEmulator } from "../../emulator";
-import { ENGINE_TIMEOUT, packedTarball, Project, repoRoot } from "../support/real-engine";
-import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock } from "./plugin-door";
+import { ENGINE_TIMEOUT, packedTarball, Project } from "../support/real-engine";
+import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock, typescriptProject } from "./plugin-door";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -14,19 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu?.close());
 
-export const typescriptProject = (name: string, program: string) => ({
-  name,
-  runtime: "nodejs" as const,
-  files: {
-    "Pulumi.yaml": `name: ${name}\nruntime: nodejs\n`,
-    "index.ts": program,
-    "tsconfig.json": fs.readFileSync(path.join(repoRoot, "examples", "quickstart", "tsconfig.json"), "utf8"),
-  },
-  node: "typescript" as const,
-});
-
 /** The page's TypeScript program, with the plugin added as the page says. */
-export const typescript: Language = {
+const typescript: Language = {
   project: typescriptProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack")),
   programFile: "index.ts",
   addPlugin: async (author: Project) => {

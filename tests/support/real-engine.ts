@@ -85,11 +85,11 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
     let stdout = "";
     let stderr = "";
     let output = "";
-    child.stdout.on("data", (d: Buffer) => {
+    child.stdout!.on("data", (d: Buffer) => {
       stdout += d;
       output += d;
     });
-    child.stderr.on("data", (d: Buffer) => {
+    child.stderr!.on("data", (d: Buffer) => {
       stderr += d;
       output += d;
     });
@@ -255,8 +255,8 @@ export class Project {
   }
 
   /** Runs another command here (npm, go, ...) with the project's environment. */
-  exec(file: string, args: readonly string[], options: { expect?: "success" | "failure"; cwd?: string } = {}): Promise<Ran> {
-    return run(file, args, { cwd: options.cwd ?? this.dir, env: this.env, expect: options.expect });
+  exec(file: string, args: readonly string[], options: { expect?: "success" | "failure"; cwd?: string; env?: Record<string, string> } = {}): Promise<Ran> {
+    return run(file, args, { cwd: options.cwd ?? this.dir, env: { ...this.env, ...options.env }, expect: options.expect });
   }
 
   /** `pulumi stack init`, then the settings in one `pulumi config set-all` (secrets encrypted). */
