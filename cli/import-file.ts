@@ -82,7 +82,10 @@ export function inputsToAdd(objects: ImportedObject[]): string[] {
     // A required input must be added; an optional one only where the object was given one.
     const needed = missing.filter(required);
     const optional = missing.filter((key) => !required(key));
-    const what = [needed.length ? `add ${list(needed)} to the program pulumi import writes` : "", optional.length ? `${needed.length ? "and " : "add "}${list(optional)} where the object has ${optional.length === 1 ? "one" : "them"}${needed.length ? "" : " to the program pulumi import writes"}` : ""].filter(Boolean).join(", ");
+    const where = `where the object has ${optional.length === 1 ? "one" : "them"}`;
+    const what = needed.length
+      ? `add ${list(needed)} to the program pulumi import writes${optional.length ? `, and ${list(optional)} ${where}` : ""}`
+      : `add ${list(optional)} to the program pulumi import writes ${where}`;
     // A credential can be given as a reference, which keeps its value out of the state; other inputs are written as values.
     const referable = missing.filter((key) => takesSecretReference(shape[key]));
     const how = referable.length ? ` (${list(referable)} ${referable.length === 1 ? "takes" : "take"} a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)` : "";

@@ -61,7 +61,7 @@ test("--all --format pulumi-import: every object by the plugin's token, a name a
     expect(stderr).not.toContain(secret);
   }
   // What the program will need that no read returns.
-  expect(stderr).toContain(`keepstack:keep:SyncCloudASmDestination "cloudA-sm/aws": the service never returns accessKeyId, secretAccessKey: add accessKeyId and secretAccessKey to the program pulumi import writes (accessKeyId and secretAccessKey take a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)`);
+  expect(stderr).toContain(`keepstack:keep:SyncCloudASmDestination "cloudA-sm/aws": the service never returns accessKeyId, secretAccessKey: add accessKeyId and secretAccessKey to the program pulumi import writes where the object has them (accessKeyId and secretAccessKey take a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)`);
 
   const adopter = new Engine({ project: "adopter", config: pluginConfig(), secretConfig });
   try {
