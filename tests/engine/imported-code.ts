@@ -91,9 +91,13 @@ export function credentialsToAdd(cluster: { file: ImportFile; stderr: string }, 
       while (closing < lines.length && /^\s{4}/.test(lines[closing])) closing++;
       const names = Object.keys(added).map((k) => (language === "typescript" ? k : snake(k)));
       const argument = new RegExp(`^ {4}(${names.join("|")})${language === "typescript" ? ":" : "="}`);
-      const kept = lines.slice(opening + 1, closing).filter((l) => !argument.test(l));
+      const block = lines.slice(opening + 1, closing);
+      const kept = block.filter((l) => !argument.test(l));
       const given = Object.entries(added).map(([k, v]) => (language === "typescript" ? `    ${k}: ${literal(language, v)},` : `    ${snake(k)}=${literal(language, v)},`));
-      out = [...lines.slice(0, opening + 1), ...given, ...kept, ...lines.slice(closing)].join("\n");
+      const body = [...given, ...kept];
+      // Python closes the call on its last argument's line: it stays closed when that argument gives way.
+      if (language === "python" && kept[kept.length - 1] !== block[block.length - 1]) body[body.length - 1] = body[body.length - 1].replace(/,$/, ")");
+      out = [...lines.slice(0, opening + 1), ...body, ...lines.slice(closing)].join("\n");
     }
     return out;
   };

@@ -1,12 +1,16 @@
 /**
  * docs/plugin.md in Python, run by the real CLI through the SDK `pulumi package add` generates: the
- * page's program through its life, then list inputs (an EGP policy's paths) that the SDK sends.
+ * page's program through its life, then list inputs (an EGP policy's paths) that the SDK sends, and
+ * docs/import.md's import of a whole cluster into a Python project.
  * Python projects share one virtualenv per run (PyPI's `pulumi` installed once), so every Python
  * flow of the suite is in this file, one after another.
  */
 import { Emulator, startEmulator } from "../../emulator";
-import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, pythonVirtualenv, stepsOf } from "../support/real-engine";
-import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
+import { startEmbeddedPostgres } from "../keep/transform/pglite";
+import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, Project, pythonVirtualenv, stepsOf } from "../support/real-engine";
+import { importFileOf, makeCluster } from "./cluster";
+import { credentialsToAdd, expectOnlyCredentialsAdded } from "./imported-code";
+import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow, pluginSettings } from "./plugin-door";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -60,6 +64,31 @@ test(
     const destroy = await clone.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
     expect(countSteps(stepsOf(destroy))).toEqual({ delete: 1 });
     expectNoComplaints(up, destroy);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "docs/import.md: a cluster of every importable type into a Python project through the SDK; the written code plans only the credentials added",
+  async () => {
+    const cluster = await startEmulator({ clusters: ["main", "dr"] });
+    const postgres = await startEmbeddedPostgres();
+    try {
+      const made = await makeCluster(cluster, postgres.connectionString);
+      const listed = await importFileOf(cluster, made.ids);
+      const project = await Project.create(await pythonProject("keepstack-import-python", "import imported\n"));
+      await project.exec("bash", ["-c", packageAddLine()]);
+      await project.stack("dev", pluginSettings(cluster).config, pluginSettings(cluster).secrets);
+      project.write("cluster.json", JSON.stringify(listed.file, null, 2));
+      const ran = await project.pulumi(["import", "--file", "cluster.json", "--yes", "--protect=false", "--out", "imported.py"]);
+      const credentials = credentialsToAdd(listed, made.inputs);
+      project.write("imported.py", credentials.addTo("python", project.read("imported.py")));
+      await expectOnlyCredentialsAdded(project, credentials);
+      expectNoComplaints(ran);
+    } finally {
+      await cluster.close();
+      await postgres.close();
+    }
   },
   ENGINE_TIMEOUT,
 );
