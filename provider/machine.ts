@@ -12,6 +12,12 @@ import { containsUnknown, isUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
 
 export const PROVIDER_KEY = "__provider";
+/**
+ * The dynamic resources' `replaceOnChanges` option, passed as a hidden input: the engine applies the
+ * option to the properties a provider's diff names, and the dynamic provider host passes none on
+ * (it sends `replaces` alone), so the machine applies it itself.
+ */
+export const REPLACE_ON_CHANGES_KEY = "__replaceOnChanges";
 /** The adoption input every CRUD resource accepts. */
 export const ADOPT_KEY = "adopt";
 
@@ -31,9 +37,16 @@ export function toPlainJson<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
 }
 
+/** The props without what a door adds beside the inputs (the dynamic host's provider text, the replaceOnChanges option). */
 export function withoutProvider(props: Props): Props {
-  const { [PROVIDER_KEY]: _ignored, ...rest } = props;
+  const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, ...rest } = props;
   return rest;
+}
+
+/** Whether `replaceOnChanges` (property paths, `*` for any) names a changed input. */
+function forcedReplacement(option: unknown, key: string): boolean {
+  if (!Array.isArray(option)) return false;
+  return option.some((path) => typeof path === "string" && (path === "*" || path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`) || path.startsWith(`["${key}"]`)));
 }
 
 /** Canonical JSON (sorted keys) for comparing values. */
@@ -241,7 +254,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       // refuses to replace a resource still declaring `import`, a replacing change is refused while
       // `adopt` is set, in preview.
       if (inState && inputs[ADOPT_KEY] === true) {
-        const replacing = [...replaceKeys].filter((k) => !containsUnknown(inputs[k]) && !same(k, olds[k], inputs[k]));
+        const replacing = inputKeys.filter((k) => (replaceKeys.has(k) || forcedReplacement(news[REPLACE_ON_CHANGES_KEY], k)) && !containsUnknown(inputs[k]) && !same(k, olds[k], inputs[k]));
         if (replacing.length) {
           failures.push({
             property: ADOPT_KEY,
@@ -250,6 +263,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         }
       }
       if (inState) delete inputs[ADOPT_KEY];
+      if (news[REPLACE_ON_CHANGES_KEY] !== undefined) inputs[REPLACE_ON_CHANGES_KEY] = news[REPLACE_ON_CHANGES_KEY];
       return { inputs, failures };
     },
 
@@ -262,11 +276,13 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         const current = effectiveKey && olds[key] === undefined ? olds[effectiveKey] : olds[key];
         if (containsUnknown(next) || !same(key, current, next)) changed.push(key);
       }
-      const replaces = changed.filter((k) => replaceKeys.has(k));
+      const replaces = changed.filter((k) => replaceKeys.has(k) || forcedReplacement(news[REPLACE_ON_CHANGES_KEY], k));
       let deleteBeforeReplace = false;
-      if (replaces.length && !containsUnknown(news)) {
-        // Replacing with an object of the same natural ID must delete the old one first. The ID in
-        // state may be of another form (`ws-…`), so the natural ID of the old outputs counts too.
+      if (changed.length && !containsUnknown(news)) {
+        // Replacing with an object of the same natural ID must delete the old one first (made first,
+        // it would be the old one, written over, then deleted). The ID in state may be of another
+        // form (`ws-…`), so the natural ID of the old outputs counts too. Said of any change, not only
+        // those that replace here: the engine may replace for its own reasons (`replaceOnChanges`).
         try {
           const next = spec.naturalId(parse(news) as never);
           deleteBeforeReplace = next === id || next === spec.naturalId(withoutProvider(olds) as never);

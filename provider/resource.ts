@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { TRIGGERS_KEY } from "./operation-machine";
 import { isSecretReference } from "./secret-ref";
-import { ADOPT_KEY, PROVIDER_KEY } from "./machine";
+import { ADOPT_KEY, PROVIDER_KEY, REPLACE_ON_CHANGES_KEY } from "./machine";
 import { shimText } from "./shim";
 import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";
 
@@ -121,6 +121,7 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
         props[key] = value !== undefined && secretInputs.has(key) ? secretUnlessReference(value) : value;
       }
       props[PROVIDER_KEY] = shim;
+      if (opts.replaceOnChanges?.length) props[REPLACE_ON_CHANGES_KEY] = opts.replaceOnChanges;
       const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
       super(token, name, props, { ...opts, additionalSecretOutputs });
     }

@@ -265,7 +265,7 @@ export class PluginServer {
           resp.setDiffsList(diffs);
           resp.setReplacesList(replaces);
           resp.setStablesList(result.stables);
-          resp.setDeletebeforereplace(replaces.length > 0 && result.deleteBeforeReplace);
+          resp.setDeletebeforereplace(result.deleteBeforeReplace);
           for (const key of diffs) resp.getDetaileddiffMap().set(key, this.propertyDiff(oldInputs[key], news[key], replaces.includes(key)));
           resp.setHasdetaileddiff(true);
           return resp;

@@ -1,0 +1,210 @@
+/**
+ * The flows users meet after their first run, through both doors in one TypeScript program (the
+ * dynamic resources of `pulumi-keepstack` beside the SDK `pulumi package add` generates), run by
+ * the real CLI: resource options (protect, retainOnDelete, deleteBeforeReplace, ignoreChanges,
+ * replaceOnChanges), renaming an adopted object, the `import` option with inputs that differ from
+ * the object, `up` after a create that failed half-way, and a state that holds no token.
+ */
+import { Emulator, startEmulator } from "../../emulator";
+import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
+import { packageAddLine, pluginSettings, typescriptProject } from "./plugin-door";
+
+let emu: Emulator;
+let project: Project;
+
+/** The dynamic door's settings and the plugin's, tokens as secrets, as `pulumi config set --secret` keeps them. */
+function bothDoors(e: Emulator): { config: Record<string, string>; secrets: string[] } {
+  const plugin = pluginSettings(e);
+  return {
+    config: { ...plugin.config, "keep:address": e.keep.url, "keep:token": e.keep.rootToken, "workspaces:address": e.workspaces.url, "workspaces:token": e.workspaces.tokens.user, "workspaces:organization": e.workspaces.organization },
+    secrets: [...plugin.secrets, "keep:token", "workspaces:token"],
+  };
+}
+
+/** A program declaring, for each door, what `body(door, ns)` writes; `ns` is the door's namespace of classes. */
+function program(body: (door: "dyn" | "plug", ns: string) => string): string {
+  return [
+    'import * as pulumi from "@pulumi/pulumi";',
+    'import * as dynamic from "pulumi-keepstack";',
+    'import * as plugin from "@keepstack/pulumi-keepstack";',
+    "void pulumi;",
+    body("dyn", "dynamic"),
+    body("plug", "plugin"),
+    "",
+  ].join("\n");
+}
+
+const rule = (capability: string) => `path "secret/*" { capabilities = ["${capability}"] }`;
+
+beforeAll(async () => {
+  emu = await startEmulator({ clusters: ["main", "dr"] });
+  project = await Project.create(typescriptProject("keepstack-flows", program(() => "")));
+  await project.exec("bash", ["-c", packageAddLine()]);
+}, ENGINE_TIMEOUT);
+afterAll(() => emu?.close());
+
+test(
+  "protect, retainOnDelete, deleteBeforeReplace, ignoreChanges and replaceOnChanges, through both doors, as the engine applies them",
+  async () => {
+    await project.stack("options", bothDoors(emu).config, bothDoors(emu).secrets);
+    const declare = (text: string, dbrName: string, withRetained: boolean, protect: boolean) =>
+      program((door, ns) =>
+        [
+          `new ${ns}.keep.AclPolicy("${door}-protected", { name: "${door}-protected", policy: ${JSON.stringify(rule("read"))} }, { protect: ${protect} });`,
+          withRetained ? `new ${ns}.keep.AclPolicy("${door}-retained", { name: "${door}-retained", policy: ${JSON.stringify(rule("read"))} }, { retainOnDelete: true });` : "",
+          `new ${ns}.keep.AclPolicy("${door}-dbr", { name: "${door}-${dbrName}", policy: ${JSON.stringify(rule("read"))} }, { deleteBeforeReplace: true });`,
+          `new ${ns}.keep.AclPolicy("${door}-ignored", { name: "${door}-ignored", policy: ${JSON.stringify(rule(text))} }, { ignoreChanges: ["policy"] });`,
+          `new ${ns}.keep.AclPolicy("${door}-roc", { name: "${door}-roc", policy: ${JSON.stringify(rule(text))} }, { replaceOnChanges: ["policy"] });`,
+        ].join("\n"),
+      );
+    project.write("index.ts", declare("read", "first", true, true));
+    const up = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    expect(countSteps(stepsOf(up))).toEqual({ create: 10 });
+
+    project.write("index.ts", declare("list", "second", false, true));
+    const plan = planOf(await project.pulumi(["preview", "--json"]));
+    const byName = Object.fromEntries(plan.steps.map((s) => [s.name, s.op]));
+    for (const door of ["dyn", "plug"]) {
+      expect(byName[`${door}-ignored`]).toBeUndefined();
+      expect(byName[`${door}-protected`]).toBeUndefined();
+      expect(byName[`${door}-roc`]).toBe("replace");
+      expect(byName[`${door}-dbr`]).toBe("replace");
+      expect(byName[`${door}-retained`]).toBe("delete");
+    }
+    emu.clearLogs();
+    const changed = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    const writes = emu.keep.log.lines().filter((l) => !l.startsWith("GET"));
+    for (const door of ["dyn", "plug"]) {
+      // Deleted before its replacement is made: as asked (a new name), and where the replacement has the same name.
+      const order = (name: string, method: string) => writes.indexOf(`${method} /v1/sys/policies/acl/${name}`);
+      expect({ door, before: order(`${door}-first`, "DELETE") < order(`${door}-second`, "POST") }).toEqual({ door, before: true });
+      expect({ door, before: order(`${door}-roc`, "DELETE") < order(`${door}-roc`, "POST") }).toEqual({ door, before: true });
+      // Out of the program and the state, still on the service.
+      expect(emu.keep.getPolicy("acl", `${door}-retained`)).toBeDefined();
+      // The change ignored; the one that replaces made.
+      expect(emu.keep.getPolicy("acl", `${door}-ignored`)?.policy).toBe(rule("read"));
+      expect(emu.keep.getPolicy("acl", `${door}-roc`)?.policy).toBe(rule("list"));
+    }
+
+    const refused = await project.pulumi(["destroy", "--yes", "--skip-preview"], { expect: "failure" });
+    expect(refused.output).toMatch(/protected/);
+    for (const door of ["dyn", "plug"]) expect(emu.keep.getPolicy("acl", `${door}-protected`)).toBeDefined();
+    project.write("index.ts", declare("list", "second", false, false));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    const destroy = await project.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
+    expect(countSteps(stepsOf(destroy))).toEqual({ delete: 8 });
+    expectNoComplaints(up, changed, destroy);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "renaming an object the program adopted, adopt still set: refused in preview through both doors, before any request; nothing is taken over",
+  async () => {
+    await project.stack("adopted", bothDoors(emu).config, bothDoors(emu).secrets);
+    for (const name of ["dyn-legacy", "plug-legacy", "dyn-other", "plug-other"]) emu.keep.putPolicy("acl", name, { policy: rule("deny") });
+    project.write("index.ts", program((door, ns) => `new ${ns}.keep.AclPolicy("${door}-adopted", { name: "${door}-legacy", policy: ${JSON.stringify(rule("read"))}, adopt: true });`));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    expect(emu.keep.getPolicy("acl", "plug-legacy")?.policy).toBe(rule("read"));
+
+    // One door a run: the engine stops at the first resource that fails its check.
+    for (const door of ["dyn", "plug"] as const) {
+      project.write("index.ts", program((d, ns) => `new ${ns}.keep.AclPolicy("${d}-adopted", { name: "${d}-${d === door ? "other" : "legacy"}", policy: ${JSON.stringify(rule("read"))}, adopt: true });`));
+      emu.clearLogs();
+      const refused = await project.pulumi(["preview"], { expect: "failure" });
+      expect(emu.requestCount()).toBe(0);
+      const type = door === "dyn" ? "pulumi-nodejs:dynamic/keep:AclPolicy" : "keepstack:keep:AclPolicy";
+      expect(refused.output).toContain(`error: ${type} resource '${door}-adopted': property adopt value {true} has a problem: takes over an existing object at the first create only, and this object is in state: the change of name replaces it, and with adopt set the replacement would take over the object the new inputs name instead of creating one. Remove adopt from the program (it is done), then run again`);
+      expect(emu.keep.getPolicy("acl", `${door}-other`)?.policy).toBe(rule("deny"));
+    }
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "the import option with inputs that differ from the object: the preview writes nothing, up updates the object it took",
+  async () => {
+    await project.stack("import-option", bothDoors(emu).config, bothDoors(emu).secrets);
+    emu.keep.putPolicy("acl", "existing", { policy: rule("deny") });
+    project.write("index.ts", `import * as plugin from "@keepstack/pulumi-keepstack";\nnew plugin.keep.AclPolicy("existing", { name: "existing", policy: ${JSON.stringify(rule("read"))} }, { import: "existing" });\n`);
+    emu.clearLogs();
+    const preview = await project.pulumi(["preview", "--json"]);
+    expect(emu.keep.log.lines().filter((l) => !l.startsWith("GET"))).toEqual([]);
+    // As the engine does it: the object read by ID and taken, then updated to the program's inputs in the same run.
+    expect(planOf(preview).steps.map((s) => [s.name, s.op, s.detailedDiff])).toEqual([
+      ["existing", "import", undefined],
+      ["existing", "update", { policy: "update" }],
+    ]);
+    expect(emu.keep.getPolicy("acl", "existing")?.policy).toBe(rule("deny"));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    expect(emu.keep.getPolicy("acl", "existing")?.policy).toBe(rule("read"));
+    expect(planOf(await project.pulumi(["preview", "--json", "--expect-no-changes"])).changes).toEqual({});
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "up after a create that failed half-way (the workspace made, its repository link refused): the object stays in state, the next up repairs it, no duplicate, both doors",
+  async () => {
+    await project.stack("half-way", bothDoors(emu).config, bothDoors(emu).secrets);
+    const installation = emu.workspaces.githubAppInstallationId;
+    project.write(
+      "index.ts",
+      program((door, ns) => `new ${ns}.workspaces.Workspace("${door}-linked", { name: "${door}-linked", vcsRepo: { identifier: "acme/app", githubAppInstallationId: "${installation}" } });`),
+    );
+    emu.workspaces.faults.inject({ times: 2, status: 403, match: /^PATCH \/api\/v2\/workspaces\// });
+    // Both doors' creates run: the engine stops at the first failure otherwise.
+    const failed = await project.pulumi(["up", "--yes", "--skip-preview", "--continue-on-error"], { expect: "failure" });
+    for (const door of ["dyn", "plug"]) {
+      const ws = emu.workspaces.findWorkspace(emu.workspaces.organization, `${door}-linked`)!;
+      expect(failed.output).toContain(`workspace ${ws.id} was created, but linking its repository through the application installation failed`);
+    }
+    const state = await project.exportStack();
+    const kept = state.deployment.resources!.filter((r) => r.urn.endsWith("-linked"));
+    expect(kept.map((r) => [r.urn.split("::").pop(), r.id, Boolean((r as { initErrors?: string[] }).initErrors?.length)])).toEqual([
+      ["dyn-linked", emu.workspaces.findWorkspace(emu.workspaces.organization, "dyn-linked")!.id, true],
+      ["plug-linked", emu.workspaces.findWorkspace(emu.workspaces.organization, "plug-linked")!.id, true],
+    ]);
+    const repaired = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    expect(countSteps(stepsOf(repaired))).toEqual({ update: 2 });
+    for (const door of ["dyn", "plug"]) {
+      expect(emu.workspaces.findWorkspace(emu.workspaces.organization, `${door}-linked`)?.attributes["vcs-repo"]).toMatchObject({ "github-app-installation-id": installation });
+    }
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "tokens set with pulumi config set --secret: encrypted in the stack file and the state; the resources hold none; given in the environment instead, the state holds none at all",
+  async () => {
+    const tokens = [emu.keep.rootToken, emu.workspaces.tokens.user, emu.mesh.rootToken, emu.clusters.dr.rootToken];
+    const declare = program((door, ns) => `new ${ns}.keep.AclPolicy("${door}-readers", { name: "${door}-readers", policy: ${JSON.stringify(rule("read"))} });`);
+    project.write("index.ts", declare);
+    await project.stack("tokens", bothDoors(emu).config, bothDoors(emu).secrets);
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    const stackFile = project.read("Pulumi.tokens.yaml");
+    expect(stackFile).toMatch(/keepstack:keepToken:\n\s+secure: /);
+    expect(stackFile).toMatch(/keep:token:\n\s+secure: /);
+    for (const token of tokens) expect(stackFile).not.toContain(token);
+    const holding = (resources: { urn: string }[]) => resources.filter((r) => tokens.some((t) => JSON.stringify(r).includes(t))).map((r) => r.urn.split("::")[2]);
+    // Encrypted as every secret setting is; --show-secrets decrypts the copy of the stack's settings the
+    // engine keeps in each default provider's inputs, as it does for any provider; no resource holds one.
+    expect(holding((await project.exportStack(false)).deployment.resources!)).toEqual([]);
+    expect(holding((await project.exportStack(true)).deployment.resources!).sort()).toEqual(["pulumi:providers:keepstack", "pulumi:providers:pulumi-nodejs"]);
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+
+    // The tokens in the environment of `pulumi` instead: nothing of them reaches the state.
+    const env = { KEEP_TOKEN: emu.keep.rootToken, WORKSPACES_TOKEN: emu.workspaces.tokens.user, MESH_HTTP_TOKEN: emu.mesh.rootToken };
+    const settings = Object.fromEntries(Object.entries(bothDoors(emu).config).filter(([key]) => !/[Tt]oken$/.test(key)));
+    await project.stack("tokens-env", settings);
+    project.write("index.ts", declare);
+    await project.pulumi(["up", "--yes", "--skip-preview"], { env });
+    expect(emu.keep.getPolicy("acl", "plug-readers")).toBeDefined();
+    expect(holding((await project.exportStack(true)).deployment.resources!)).toEqual([]);
+    await project.pulumi(["destroy", "--yes", "--skip-preview"], { env });
+  },
+  ENGINE_TIMEOUT,
+);
