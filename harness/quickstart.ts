@@ -60,6 +60,7 @@ async function withCli(config: Record<string, string>, requests: () => number): 
     console.log(`(requests sent to the service during preview: ${requests() - before})`);
     await pulumi("up", "--yes", "--skip-preview", "--non-interactive");
     await pulumi("preview", "--expect-no-changes", "--non-interactive");
+    await pulumi("refresh", "--yes", "--skip-preview", "--expect-no-changes", "--non-interactive");
     await pulumi("destroy", "--yes", "--non-interactive");
     await pulumi("stack", "rm", "--yes", "--non-interactive");
   } finally {
@@ -82,6 +83,7 @@ async function withHarness(config: Record<string, string>, requests: () => numbe
     console.log(`  (requests sent to the service during preview: ${requests() - before})`);
     describe("up", await engine.up(program));
     describe("preview again", await engine.preview(program));
+    describe("refresh", await engine.refresh());
     describe("destroy", await engine.destroy());
   } finally {
     await engine.close();

@@ -208,3 +208,23 @@ test(
   },
   ENGINE_TIMEOUT,
 );
+
+test(
+  "an address that is no URL is refused in preview through both doors, naming the key and the rule in a plain message",
+  async () => {
+    const bad = { ...bothDoors(emu).config, "keep:address": "not a url", "keepstack:keepAddress": "not a url" };
+    await project.stack("bad-address", bad, bothDoors(emu).secrets);
+    const expected = {
+      dyn: `error: pulumi-nodejs:dynamic/keep:AclPolicy resource 'dyn-readers' has a problem: keep:address (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")`,
+      plug: `error: pulumi:providers:keepstack resource 'default_0_1_0' has a problem: keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")`,
+    };
+    for (const door of ["dyn", "plug"] as const) {
+      project.write("index.ts", program((d, ns) => (d === door ? `new ${ns}.keep.AclPolicy("${d}-readers", { name: "${d}-readers", policy: ${JSON.stringify(rule("read"))} });` : "")));
+      emu.clearLogs();
+      const refused = await project.pulumi(["preview"], { expect: "failure" });
+      expect(refused.output).toContain(expected[door]);
+      expect(emu.requestCount()).toBe(0);
+    }
+  },
+  ENGINE_TIMEOUT,
+);
