@@ -6,7 +6,12 @@
  * token whose `__provider` input holds the provider's source), with the shim's text written out
  * instead of serialized from a closure (see shim.ts).
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+// Values from the SDK's own modules, not its index: the provider host and the plugin load this in
+// every run, and the index brings the automation API and the closure serializer (TypeScript's
+// compiler among them: half a second of CPU) that no provider uses.
+import { output, Output, secret } from "@pulumi/pulumi/output";
+import { CustomResource } from "@pulumi/pulumi/resource";
 import { z } from "zod";
 import { TRIGGERS_KEY } from "./operation-machine";
 import { isSecretReference } from "./secret-ref";
@@ -82,10 +87,10 @@ export interface ResourceClass<A, O, D = unknown> {
 /** A secret input is wrapped as a Pulumi secret, unless it is a reference (design §8): that stays plain. */
 function secretUnlessReference(value: unknown): unknown {
   if (isSecretReference(value)) return value;
-  if (pulumi.Output.isInstance(value) || value instanceof Promise) {
-    return pulumi.output(value).apply((v) => (v === undefined || isSecretReference(v) ? v : pulumi.secret(v)));
+  if (Output.isInstance(value) || value instanceof Promise) {
+    return output(value).apply((v) => (v === undefined || isSecretReference(v) ? v : secret(v)));
   }
-  return pulumi.secret(value);
+  return secret(value);
 }
 
 export function defineResource<S extends InputShape, O extends InputShape>(
@@ -102,7 +107,7 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
   const secretInputs = new Set<string>(spec.secretInputs ?? []);
   const secretOutputs = [...(spec.secretOutputs ?? [])];
 
-  class DynamicResource extends pulumi.CustomResource {
+  class DynamicResource extends CustomResource {
     static readonly __pulumiType = token;
 
     static get(name: string, id: pulumi.Input<string>, opts: pulumi.CustomResourceOptions = {}) {
@@ -110,7 +115,7 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
     }
 
     static override isInstance(obj: unknown): obj is pulumi.CustomResource {
-      return pulumi.CustomResource.isInstance(obj) && (obj as unknown as { __pulumiType?: string }).__pulumiType === token;
+      return CustomResource.isInstance(obj) && (obj as unknown as { __pulumiType?: string }).__pulumiType === token;
     }
 
     constructor(name: string, args: Record<string, unknown> | undefined, opts: pulumi.CustomResourceOptions = {}) {

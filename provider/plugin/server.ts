@@ -11,7 +11,8 @@
  * - configuration: `CheckConfig`, `DiffConfig` and `Configure` of the package's flat settings;
  * - `Invoke`: the package's functions, their secret results marked.
  */
-import * as pulumi from "@pulumi/pulumi";
+// The output module, not the SDK's index (see provider/resource.ts).
+import { Output } from "@pulumi/pulumi/output";
 import { nameSettingsAs, PLUGIN_PACKAGE } from "../config";
 import { createContext, OperationContext } from "../context";
 import type { Machine } from "../machine";
@@ -413,7 +414,7 @@ export class PluginServer {
  * waited for, and marked secret when it is one.
  */
 async function resolveOutputs(value: unknown): Promise<unknown> {
-  if (pulumi.Output.isInstance(value)) {
+  if (Output.isInstance(value)) {
     const output = value as unknown as { promise(): Promise<unknown>; isSecret: Promise<boolean> };
     const [inner, secret] = await Promise.all([output.promise(), output.isSecret]);
     const plain = await resolveOutputs(inner);

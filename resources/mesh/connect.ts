@@ -7,7 +7,8 @@
  * a previous answer and the call returns once the roots rotate or a new certificate is needed, or when
  * the wait ends. `authorize` has no blocking queries on the service.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import { mesh, MeshLeafCertificate } from "../../provider/contracts/mesh";
 import { BlockingQuery, parseWait } from "../../provider/mesh-client";
@@ -215,7 +216,7 @@ export const getLeafCertificate = family.define<GetLeafCertificateArgs, GetLeafC
       namespace: leaf.Namespace,
       serialNumber: leaf.SerialNumber,
       certificatePem: leaf.CertPEM,
-      privateKeyPem: pulumi.secret(leaf.PrivateKeyPEM),
+      privateKeyPem: secret(leaf.PrivateKeyPEM),
       validAfter: leaf.ValidAfter,
       validBefore: leaf.ValidBefore,
       createIndex: leaf.CreateIndex,

@@ -9,7 +9,8 @@
  * a root rotation the provider refuses the engine's new key for a few seconds: the request is tried
  * again with the retry policy's backoff meanwhile.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import { cloud } from "../../../provider/contracts/keep";
 import { OperationContext } from "../../../provider/context";
@@ -144,7 +145,7 @@ export const requestCredentials = {
 
 function asSecrets(plain: PlainCredentials): CloudCredentials {
   const { accessKey, secretKey, securityToken, ...rest } = plain;
-  return { accessKey: pulumi.secret(accessKey), secretKey: pulumi.secret(secretKey), securityToken: pulumi.secret(securityToken), ...rest };
+  return { accessKey: secret(accessKey), secretKey: secret(secretKey), securityToken: secret(securityToken), ...rest };
 }
 
 /**

@@ -8,7 +8,8 @@
  * `maxItemsPerRequest` is split into requests, a few at a time; results come back joined in input
  * order, each with its `reference`. Decoded values are Pulumi secrets.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import { OperationContext, programContext } from "../../../provider/context";
 import { Endpoint, readBy } from "../../../provider/contract";
@@ -310,9 +311,9 @@ export const decode = itemFunction<"decode", DecodeArgs, DecodeBatchArgs, Decode
   "decode",
   "decode",
   { one: decodeArgs, batch: decodeBatchArgs },
-  (item) => ({ decodedValue: pulumi.secret(item.value) }),
+  (item) => ({ decodedValue: secret(item.value) }),
   // The whole list is one secret.
-  (items) => pulumi.secret(items.map((item) => ({ decodedValue: item.value, ...referenceOf(item) }))),
+  (items) => secret(items.map((item) => ({ decodedValue: item.value, ...referenceOf(item) }))),
 );
 
 /** Whether a token (or each token of a batch) is valid: it exists and has not expired. Tokenization only. */
