@@ -3,12 +3,12 @@
  * preview that plans no change, a refresh that finds none, and a destroy. Each step is read from
  * what the CLI prints as JSON, and its text is searched for warnings and errors.
  */
-import { CliStep, countSteps, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
+import { CliStep, countSteps, expectNoComplaints, planOf, Project, stackOutputsOf, stepsOf } from "../support/real-engine";
 
 export interface LifecycleResult {
   /** The resources `up` created, by type and name. */
   created: CliStep[];
-  /** The stack's outputs after `up`. */
+  /** The stack's outputs after `up` (a secret one as "[secret]"). */
   outputs: Record<string, unknown>;
 }
 
@@ -23,7 +23,7 @@ export async function lifecycle(project: Project, requests: () => number, afterU
   const up = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
   const created = stepsOf(up);
   expect(countSteps(created)).toEqual(planned.changes);
-  const outputs = JSON.parse((await project.pulumi(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
+  const outputs = stackOutputsOf(up);
   await afterUp?.(outputs);
 
   const again = await project.pulumi(["preview", "--json", "--expect-no-changes"]);

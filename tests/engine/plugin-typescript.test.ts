@@ -14,7 +14,8 @@ afterAll(() => emu?.close());
 
 /** The page's TypeScript program, with the plugin added as the page says. */
 const typescript: Language = {
-  project: typescriptProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack")),
+  // The page's program is type-checked as it runs, as Pulumi does by default.
+  project: { ...typescriptProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack")), typeCheck: true },
   programFile: "index.ts",
   addPlugin: async (author: Project) => {
     // The page's commands as written; the package is not published, so its packed file stands in for its name.
