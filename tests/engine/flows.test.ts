@@ -7,7 +7,7 @@
  */
 import { Emulator, startEmulator } from "../../emulator";
 import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
-import { packageAddLine, pluginSettings, typescriptProject } from "./plugin-door";
+import { pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 let emu: Emulator;
 let project: Project;
@@ -38,8 +38,7 @@ const rule = (capability: string) => `path "secret/*" { capabilities = ["${capab
 
 beforeAll(async () => {
   emu = await startEmulator({ clusters: ["main", "dr"] });
-  project = await Project.create(typescriptProject("keepstack-flows", program(() => "")));
-  await project.exec("bash", ["-c", packageAddLine()]);
+  project = await typescriptSdkProject("keepstack-flows", program(() => ""));
 }, ENGINE_TIMEOUT);
 afterAll(() => emu?.close());
 

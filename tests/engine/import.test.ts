@@ -13,7 +13,7 @@ import { pluginConfigOf, pluginResource, PLUGIN_SECRET_CONFIG } from "../support
 import { ENGINE_TIMEOUT, expectNoComplaints, planOf, Project } from "../support/real-engine";
 import { Cluster, importFileOf, ImportFile, makeCluster, serviceEnv } from "./cluster";
 import { credentialsToAdd, expectOnlyCredentialsAdded, mergeYamlResources, writtenCode } from "./imported-code";
-import { packageAddLine, PAGE, pageBlock, pluginSettings, typescriptProject } from "./plugin-door";
+import { PAGE, pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const yaml = require("js-yaml") as { load(text: string): unknown; dump(value: unknown): string };
@@ -80,8 +80,7 @@ test(
 test(
   "docs/import.md: a cluster of every importable type into a TypeScript project through the SDK; the written code plans only the credentials added",
   async () => {
-    const project = await Project.create(typescriptProject("keepstack-import-typescript", 'import "./imported";\n'));
-    await project.exec("bash", ["-c", packageAddLine()]);
+    const project = await typescriptSdkProject("keepstack-import-typescript", 'import "./imported";\n');
     await project.stack("dev", pluginSettings(emu).config, pluginSettings(emu).secrets);
     project.write("cluster.json", JSON.stringify(cluster.file, null, 2));
     const ran = await project.pulumi(["import", "--file", "cluster.json", "--yes", "--protect=false", "--out", "imported.ts"]);

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import { pageBlocks } from "../support/pages";
-import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
+import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, once, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
 
 export const PAGE = "docs/plugin.md";
 
@@ -33,6 +33,22 @@ export const typescriptProject = (name: string, program: string): ProjectOptions
   },
   node: "typescript",
 });
+
+/**
+ * A TypeScript project with the plugin added as the page says (the SDK generated, installed and
+ * built), made once per run and copied for each test that needs one: the page's own flow adds it
+ * itself (plugin-typescript.test.ts).
+ */
+export async function typescriptSdkProject(name: string, program: string, options: Partial<ProjectOptions> = {}): Promise<Project> {
+  const template = await once("typescript-sdk", async () => {
+    const project = await Project.create(typescriptProject("keepstack-sdk", ""));
+    await project.exec("bash", ["-c", packageAddLine()]);
+    return project.dir;
+  });
+  const project = await Project.create({ name, runtime: "nodejs", copyOf: template, files: { "index.ts": program }, ...options });
+  project.write("Pulumi.yaml", project.read("Pulumi.yaml").replace(/^name: .*$/m, `name: ${name}`));
+  return project;
+}
 
 /** The page's `pulumi package add` line, as written. */
 export const packageAddLine = (): string => pageBlock("sh", "pulumi package add").split("\n").find((l) => l.startsWith("pulumi package add"))!;

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { Emulator, startEmulator } from "../../emulator";
 import { pageBlocks } from "../support/pages";
 import { ENGINE_TIMEOUT, packedTarball, Project, repoRoot, run } from "../support/real-engine";
-import { packageAddLine, pluginSettings, typescriptProject } from "./plugin-door";
+import { pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -36,8 +36,7 @@ const guards = (level: string, doors = ["dynamic", "plugin"]) =>
 test(
   "docs/policy.md's pack: an EGP policy on every path below hard-mandatory refused with its rule through both doors; at hard-mandatory passed",
   async () => {
-    const project = await Project.create(typescriptProject("keepstack-policy", guards("soft-mandatory")));
-    await project.exec("bash", ["-c", packageAddLine()]);
+    const project = await typescriptSdkProject("keepstack-policy", guards("soft-mandatory"));
     // The page's pack, beside a PulumiPolicy.yaml, with the packages a pack installs.
     const [pack] = pageBlocks("docs/policy.md", "ts").filter((b) => b.includes("new PolicyPack("));
     project.write("policy/index.ts", pack);

@@ -43,9 +43,9 @@ function runRoot(): string {
 
 /**
  * Makes something once per run for every test file: the first caller makes it (holding a lock
- * folder), the others wait for its result, or for its error.
+ * folder), the others wait for its result (a text, such as a folder's path), or for its error.
  */
-async function once(name: string, make: () => Promise<string>): Promise<string> {
+export async function once(name: string, make: () => Promise<string>): Promise<string> {
   const root = runRoot();
   const done = path.join(root, `${name}.done`);
   const failed = path.join(root, `${name}.failed`);
@@ -178,8 +178,10 @@ export interface ProjectOptions {
   runtime: Runtime;
   /** Files beside Pulumi.yaml, by relative path (Pulumi.yaml itself is written from `name` and `runtime` unless given). */
   files?: Record<string, string>;
-  /** An existing project folder to copy (an example), before `files`. */
+  /** An existing project folder to copy (an example), before `files`; its node_modules is left out. */
   from?: string;
+  /** A project of this run to copy whole, node_modules included, before `files`. */
+  copyOf?: string;
   /** Node.js packages, a copy of one of the run's installs (see `installPackage`). */
   node?: NodeInstall;
   /** Settings of Pulumi's own (`PULUMI_…`) and the services' for every command. */
@@ -222,7 +224,13 @@ export class Project {
     const dir = path.join(runRoot(), "projects", `${options.name}-${process.pid}-${++counter}`, "project");
     fs.mkdirSync(dir, { recursive: true });
     if (options.from) fs.cpSync(options.from, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist|Pulumi\.[^/\\]+\.yaml)$/.test(src) });
-    if (!options.files?.["Pulumi.yaml"] && !options.from) {
+    // A project made earlier in the run, its packages included (hard links, as `installPackage` makes them).
+    if (options.copyOf) {
+      await run("cp", ["-a", `${options.copyOf}/.`, dir], { cwd: dir });
+      fs.rmSync(path.join(dir, "node_modules"), { recursive: true, force: true });
+      await run("cp", ["-al", path.join(options.copyOf, "node_modules"), path.join(dir, "node_modules")], { cwd: dir });
+    }
+    if (!options.files?.["Pulumi.yaml"] && !options.from && !options.copyOf) {
       const runtime = options.runtime === "nodejs" ? "nodejs" : options.runtime;
       fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${options.name}\nruntime: ${runtime}\n`);
     }
