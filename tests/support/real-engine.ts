@@ -80,6 +80,11 @@ export interface Ran {
 
 /** Runs a command and waits for it without blocking this process; throws with all it printed when its exit code is not the one expected. */
 export function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; expect?: "success" | "failure"; input?: string }): Promise<Ran> {
+  const profile = process.env.KEEPSTACK_ENGINE_PROFILE;
+  if (profile) {
+    args = ["-a", "-o", profile, "-f", `%e %U %S ${path.basename(file)} ${args.join(" ").replace(/\s+/g, " ").slice(0, 120)}`, file, ...args];
+    file = "/usr/bin/time";
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
