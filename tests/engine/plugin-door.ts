@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import { pageBlocks } from "../support/pages";
-import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, once, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
+import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, once, packedTarball, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
 
 export const PAGE = "docs/plugin.md";
 
@@ -35,14 +35,16 @@ export const typescriptProject = (name: string, program: string): ProjectOptions
 });
 
 /**
- * A TypeScript project with the plugin added as the page says (the SDK generated, installed and
- * built), made once per run and copied for each test that needs one: the page's own flow adds it
- * itself (plugin-typescript.test.ts).
+ * A TypeScript project with the plugin added by the page's commands as written (`npm install
+ * pulumi-keepstack`, the packed file standing in for the name, which is not published; `pulumi
+ * package add`): the SDK generated, installed and built. Made once per run and copied for each test
+ * that needs one; the page's TypeScript flow checks what the commands left (plugin-typescript.test.ts).
  */
 export async function typescriptSdkProject(name: string, program: string, options: Partial<ProjectOptions> = {}): Promise<Project> {
   const template = await once("typescript-sdk", async () => {
     const project = await Project.create(typescriptProject("keepstack-sdk", ""));
-    await project.exec("bash", ["-c", packageAddLine()]);
+    const block = pageBlock("sh", "pulumi package add");
+    await runShellBlock(project, block.replace("npm install pulumi-keepstack", `npm install ${await packedTarball()}`));
     return project.dir;
   });
   const project = await Project.create({ name, runtime: "nodejs", copyOf: template, files: { "index.ts": program }, ...options });
@@ -56,6 +58,8 @@ export const packageAddLine = (): string => pageBlock("sh", "pulumi package add"
 export interface Language {
   /** The project as its author starts it, before the plugin is added. */
   project: ProjectOptions;
+  /** The author's project with the plugin added, where the run already has one (instead of `project` and `addPlugin`). */
+  author?(): Promise<Project>;
   /** The program's file, which the changes edit. */
   programFile: string;
   /** Adds the plugin to the author's project, as the page says for this language. */
@@ -133,8 +137,12 @@ export interface FlowResult {
  * file must hold the page's program.
  */
 export async function pluginDoorFlow(language: Language, emu: Emulator): Promise<FlowResult> {
-  const author = await Project.create(language.project);
-  await language.addPlugin(author);
+  let author: Project;
+  if (language.author) author = await language.author();
+  else {
+    author = await Project.create(language.project);
+    await language.addPlugin(author);
+  }
   expect(author.read("Pulumi.yaml")).toMatch(/^packages:\n {2}keepstack: \.\/node_modules\/pulumi-keepstack\/plugin$/m);
   if (language.sdkReference) expect(author.read(language.sdkReference.file)).toMatch(language.sdkReference.text);
 

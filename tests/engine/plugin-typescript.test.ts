@@ -3,8 +3,8 @@
  * the page's install, configuration and teammate commands as written, and its program's life.
  */
 import { Emulator, startEmulator } from "../../emulator";
-import { ENGINE_TIMEOUT, packedTarball, Project } from "../support/real-engine";
-import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock, typescriptProject } from "./plugin-door";
+import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
+import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock, typescriptProject, typescriptSdkProject } from "./plugin-door";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -17,11 +17,9 @@ const typescript: Language = {
   // The page's program is type-checked as it runs, as Pulumi does by default.
   project: { ...typescriptProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack")), typeCheck: true },
   programFile: "index.ts",
-  addPlugin: async (author: Project) => {
-    // The page's commands as written; the package is not published, so its packed file stands in for its name.
-    const block = pageBlock("sh", "pulumi package add");
-    await runShellBlock(author, block.replace("npm install pulumi-keepstack", `npm install ${await packedTarball()}`));
-  },
+  // The run's project where the page's install commands ran as written, with the page's program.
+  author: () => typescriptSdkProject("keepstack-typescript", pageBlock("ts", "@keepstack/pulumi-keepstack"), { typeCheck: true }),
+  addPlugin: async () => undefined,
   sdkReference: { file: "package.json", text: /"@keepstack\/pulumi-keepstack": "file:sdks\/keepstack"/ },
   ignore: ["sdks/*/bin/"],
   configure: async (project: Project, e: Emulator) => {

@@ -83,82 +83,8 @@ const RESOLUTIONS: Record<string, Record<string, unknown>> = {
   bundler: { module: "esnext", moduleResolution: "bundler" },
 };
 
-/**
- * A program of the plugin's resources (as a generated SDK declares them) through the packaged
- * harness and the installed plugin, against the packaged emulator: a policy, a workspace and a
- * partition, up, a preview with no change, an import by ID in another stack, destroy.
- */
-const PLUGIN_RUNNER = `
-const pulumi = require("@pulumi/pulumi");
-const { startEmulator } = require("pulumi-keepstack/emulator");
-const { Engine, summarize } = require("pulumi-keepstack/harness");
-class Generated extends pulumi.CustomResource {
-  constructor(token, name, props) { super(token, name, props); }
-}
-const program = () => {
-  new Generated("keepstack:keep:AclPolicy", "readers", { name: "readers", policy: 'path "secret/*" { capabilities = ["read"] }' });
-  const ws = new Generated("keepstack:workspaces:Workspace", "app", { name: "packed-app" });
-  new Generated("keepstack:mesh:Partition", "team", { name: "team-a", description: "Team A" });
-  return { ws: ws.id };
-};
-(async () => {
-  const emu = await startEmulator();
-  const config = {
-    "keepstack:keepAddress": emu.keep.url, "keepstack:keepToken": emu.keep.rootToken,
-    "keepstack:workspacesAddress": emu.workspaces.url, "keepstack:workspacesToken": emu.workspaces.tokens.user,
-    "keepstack:workspacesOrganization": emu.workspaces.organization,
-    "keepstack:meshAddress": emu.mesh.url, "keepstack:meshToken": emu.mesh.rootToken,
-  };
-  const engine = new Engine({ project: "packed-plugin", config, secretConfig: ["keepstack:keepToken"] });
-  const report = {};
-  report.up = summarize((await engine.up(program)).steps);
-  report.again = summarize((await engine.preview(program)).steps);
-  const other = new Engine({ project: "packed-import", config });
-  const imported = await other.import([{ type: "keepstack:keep:AclPolicy", name: "readers", id: "readers" }]);
-  report.imported = imported.resources[0].inputs;
-  await other.close();
-  report.destroy = summarize((await engine.destroy()).steps);
-  await engine.close();
-  await emu.close();
-  console.log(JSON.stringify(report));
-})().catch((e) => { console.error(e); process.exit(1); });
-`;
-
 /** Tests in the project the quickstart test installed the package into. */
 function installedPackageTests(project: () => string) {
-  test("the installed package serves the plugin both ways the engine runs it, with the package's schema", async () => {
-    const { ProviderHost } = await import("../../harness/provider-host");
-    const dir = project();
-    const installed = path.join(dir, "node_modules", "pulumi-keepstack");
-    const schema = fs.readFileSync(path.join(installed, "schema.json"), "utf8");
-    expect(schema).toBe(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8"));
-    const ways = [
-      // The executable npm linked, as on the PATH or in plugins.providers.
-      { file: path.join(dir, "node_modules", ".bin", "pulumi-resource-keepstack"), args: [] as string[] },
-      // The source-plugin folder, as the Node.js language host runs it.
-      { file: process.execPath, args: [path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run-plugin"), path.join(installed, "plugin")] },
-    ];
-    for (const command of ways) {
-      const host = await ProviderHost.startPlugin({ cwd: dir, project: "packed", command });
-      try {
-        expect(await host.getSchema()).toBe(schema);
-        expect(await host.getPluginInfo()).toBe(JSON.parse(schema).version);
-      } finally {
-        await host.close();
-      }
-    }
-  }, 120_000);
-
-  test("a program of the plugin's resources runs through the installed plugin: up, no change, import by ID, destroy", () => {
-    const dir = project();
-    fs.writeFileSync(path.join(dir, "plugin-run.js"), PLUGIN_RUNNER);
-    const report = JSON.parse(execFileSync(process.execPath, ["plugin-run.js"], { cwd: dir, encoding: "utf8" }).trim().split("\n").pop()!);
-    expect(report.up).toEqual({ create: 3 });
-    expect(report.again).toEqual({ same: 3 });
-    expect(report.imported).toEqual({ name: "readers", policy: 'path "secret/*" { capabilities = ["read"] }' });
-    expect(report.destroy).toEqual({ delete: 3 });
-  }, 120_000);
-
   /** `tsc` over the consumer program with Pulumi's template options and `extra`; its error lines. */
   const compile = (name: string, extra: Record<string, unknown>): string[] => {
     const dir = project();

@@ -123,6 +123,8 @@ function baseEnv(): NodeJS.ProcessEnv {
   env.npm_config_audit = "false";
   env.npm_config_fund = "false";
   env.npm_config_update_notifier = "false";
+  // Node.js keeps what it compiled of the SDK and the package for the run's next program and host.
+  env.NODE_COMPILE_CACHE = path.join(runRoot(), "node-compile-cache");
   return env;
 }
 
@@ -165,12 +167,26 @@ function nodeInstall(kind: NodeInstall): Promise<string> {
 
 export type NodeInstall = "typescript" | "package";
 
-/** A Python virtualenv with PyPI's `pulumi`, made once per run: Python projects name it in Pulumi.yaml. */
+/**
+ * A Python virtualenv with PyPI's `pulumi`, which Python projects name in Pulumi.yaml. It is kept
+ * between runs, as npm's and Go's caches are (`KEEPSTACK_PYTHON_VENV`, by default under the user's
+ * cache folder), and made when missing; a run installs the SDKs it generates into it, one Python
+ * file after another.
+ */
 export function pythonVirtualenv(): Promise<string> {
   return once("python", async () => {
-    const dir = path.join(runRoot(), "venv");
-    await run("python3", ["-m", "venv", dir], { cwd: runRoot(), env: baseEnv() });
-    await run(path.join(dir, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "pulumi>=3.0.0,<4.0.0"], { cwd: runRoot(), env: baseEnv() });
+    const dir = process.env.KEEPSTACK_PYTHON_VENV ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "keepstack-tests", "python-venv");
+    const python = path.join(dir, "bin", "python");
+    const ready = await run(python, ["-c", "import pulumi"], { cwd: runRoot(), env: baseEnv(), expect: "success" }).then(
+      () => true,
+      () => false,
+    );
+    if (!ready) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(path.dirname(dir), { recursive: true });
+      await run("python3", ["-m", "venv", dir], { cwd: runRoot(), env: baseEnv() });
+      await run(path.join(dir, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "pulumi>=3.0.0,<4.0.0"], { cwd: runRoot(), env: baseEnv() });
+    }
     return dir;
   });
 }
