@@ -1,5 +1,5 @@
 /**
- * Writes the package's public shape from the sources, after `tsc`, in one walk over its exports:
+ * The package's public shape from the sources, in one walk over its exports:
  * - the public declarations (`dist/index.d.ts`): every resource class with a named `<Name>Args`
  *   interface and its outputs as properties, each carrying the JSDoc written on its schema; every
  *   function, error class and exported type with its types spelled out. They name only
@@ -8,7 +8,8 @@
  * - the provider plugin's package schema (`schema.json`, package-schema.ts): the same resources and
  *   functions under their plugin tokens, with the same docs.
  *
- * Run by `npm run build`; `tests/types/` checks the declarations, `tests/plugin/schema.test.ts` the schema.
+ * Written by `npm run build` (scripts/build.ts, with the program that compiled the sources);
+ * `tests/types/` checks the declarations, `tests/plugin/schema.spec.ts` the schema.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -24,16 +25,24 @@ const root = path.join(__dirname, "..");
 /** A type printed, or the reason it cannot be (which fails the build: the declarations would lie). */
 class Unprintable extends Error {}
 
-function createChecker(): { program: ts.Program; checker: ts.TypeChecker } {
+/** The configuration `npm run build` compiles: tsconfig.build.json's files and options. */
+export function buildConfig(): ts.ParsedCommandLine {
   const configPath = path.join(root, "tsconfig.build.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } })!;
-  const program = ts.createProgram({ rootNames: [path.join(root, "index.ts")], options: parsed.options });
-  return { program, checker: program.getTypeChecker() };
+  return ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } })!;
+}
+
+/**
+ * The program `npm run build` compiles. The walk takes it whole, never the entry alone, and before
+ * anything else asks its checker: the order of a union's members (an enum's values) is the order in
+ * which the checker met them, across files.
+ */
+export function buildProgram(config: ts.ParsedCommandLine = buildConfig()): ts.Program {
+  return ts.createProgram({ rootNames: config.fileNames, options: config.options, projectReferences: config.projectReferences });
 }
 
 /** The public shape: the declarations' text and the plugin's schema. */
-export function generatePublicShape(): { declarations: string; schema: PackageSchema } {
-  const { program, checker } = createChecker();
+export function generatePublicShape(program: ts.Program = buildProgram()): { declarations: string; schema: PackageSchema } {
+  const checker = program.getTypeChecker();
   const entry = program.getSourceFile(path.join(root, "index.ts"))!;
   const entrySymbol = checker.getSymbolAtLocation(entry)!;
 
@@ -538,10 +547,4 @@ export function generatePublicDeclarations(): string {
 /** The schema as the build writes it: sorted keys where order carries nothing, two-space indents, a final newline. */
 export function schemaText(schema: PackageSchema): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
-}
-
-if (require.main === module) {
-  const { declarations, schema } = generatePublicShape();
-  fs.writeFileSync(process.argv[2] ?? path.join(root, "dist", "index.d.ts"), declarations);
-  fs.writeFileSync(process.argv[3] ?? path.join(root, "schema.json"), schemaText(schema));
 }
