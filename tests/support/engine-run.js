@@ -1,7 +1,7 @@
 /**
- * jest's global setup and teardown: the folder the real-engine suite's test files share for one run
- * (the packed package, the installs every project of a language starts from), made before the
- * workers start, so each of them finds it in KEEPSTACK_ENGINE_RUN, and removed after the run.
+ * jest's global setup and teardown: the folder a run's test files share (the packed package and the
+ * installs every real-engine project of a language starts from; a new PGlite database's data folder),
+ * made before the workers start, so each of them finds it in KEEPSTACK_ENGINE_RUN, and removed after the run.
  */
 const fs = require("node:fs");
 const os = require("node:os");
