@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { Emulator, startEmulator } from "../../emulator";
 import { Engine, Program, summarize } from "../../harness";
-import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginResource } from "../support/plugin-sdk";
+import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginResource, serviceEnv } from "../support/plugin-sdk";
 
 const run = promisify(execFile);
 const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
@@ -37,16 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu?.close());
 
-const env = () => ({
-  ...process.env,
-  KEEP_ADDR: emu.keep.url,
-  KEEP_TOKEN: emu.keep.rootToken,
-  WORKSPACES_ADDR: emu.workspaces.url,
-  WORKSPACES_TOKEN: emu.workspaces.tokens.user,
-  WORKSPACES_ORGANIZATION: emu.workspaces.organization,
-  MESH_HTTP_ADDR: emu.mesh.url,
-  MESH_HTTP_TOKEN: emu.mesh.rootToken,
-});
+const env = () => ({ ...process.env, ...serviceEnv(emu) });
 
 test("--all --format pulumi-import: every object by the plugin's token, a name and its ID, no secret; the import through the plugin plans no change after", async () => {
   const { stdout, stderr } = await run(process.execPath, [cli, "import", "--all", "--format", "pulumi-import"], { env: env() });

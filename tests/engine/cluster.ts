@@ -13,7 +13,7 @@ import { createContext } from "../../provider/context";
 import { machineOf } from "../../provider/machines";
 import { ResourceSpec } from "../../provider/spec";
 import { Entry, entries, pluginStepsOf } from "../campaigns/cases";
-import { pluginConfigOf, pluginResource, pluginToken, PLUGIN_SECRET_CONFIG } from "../support/plugin-sdk";
+import { pluginConfigOf, pluginResource, pluginToken, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";
 import { run } from "../support/real-engine";
 import type { SampleEnv } from "../support/samples";
 
@@ -24,19 +24,6 @@ export interface ImportFile {
 
 /** Every type the plugin imports: objects a service shows (no operation, nothing its spec calls unimportable). */
 export const importableEntries = (): Entry[] => entries().filter((e) => pluginStepsOf(e).includes("import"));
-
-/** The settings of the services for the package's own commands, as the emulator exports them. */
-export function serviceEnv(emu: Emulator): Record<string, string> {
-  return {
-    KEEP_ADDR: emu.keep.url,
-    KEEP_TOKEN: emu.keep.rootToken,
-    WORKSPACES_ADDR: emu.workspaces.url,
-    WORKSPACES_TOKEN: emu.workspaces.tokens.user,
-    WORKSPACES_ORGANIZATION: emu.workspaces.organization,
-    MESH_HTTP_ADDR: emu.mesh.url,
-    MESH_HTTP_TOKEN: emu.mesh.rootToken,
-  };
-}
 
 export interface Cluster {
   /** Each type's object's natural ID, by short type. */

@@ -9,9 +9,9 @@
 import { Emulator, startEmulator } from "../../emulator";
 import { Engine } from "../../harness";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
-import { pluginConfigOf, pluginResource, PLUGIN_SECRET_CONFIG } from "../support/plugin-sdk";
+import { pluginConfigOf, pluginResource, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";
 import { ENGINE_TIMEOUT, expectNoComplaints, planOf, Project } from "../support/real-engine";
-import { Cluster, importFileOf, ImportFile, makeCluster, serviceEnv } from "./cluster";
+import { Cluster, importFileOf, ImportFile, makeCluster } from "./cluster";
 import { credentialsToAdd, expectOnlyCredentialsAdded, mergeYamlResources, writtenCode } from "./imported-code";
 import { PAGE, pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";
 

@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import { pageBlocks } from "../support/pages";
+import { pluginConfigOf, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";
 import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, once, packedTarball, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";
 
 export const PAGE = "docs/plugin.md";
@@ -79,34 +80,14 @@ export interface Language {
 /** The settings of the page's programs against the emulator: the plugin's keys, and the second cluster's. */
 export function pluginSettings(emu: Emulator): { config: Record<string, string>; secrets: string[] } {
   return {
-    config: {
-      "keepstack:keepAddress": emu.keep.url,
-      "keepstack:keepToken": emu.keep.rootToken,
-      "keepstack:workspacesAddress": emu.workspaces.url,
-      "keepstack:workspacesToken": emu.workspaces.tokens.user,
-      "keepstack:workspacesOrganization": emu.workspaces.organization,
-      "keepstack:meshAddress": emu.mesh.url,
-      "keepstack:meshToken": emu.mesh.rootToken,
-      drAddress: emu.clusters.dr.url,
-      drToken: emu.clusters.dr.rootToken,
-    },
-    secrets: ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken", "drToken"],
+    config: { ...pluginConfigOf(emu), drAddress: emu.clusters.dr.url, drToken: emu.clusters.dr.rootToken },
+    secrets: [...PLUGIN_SECRET_CONFIG, "drToken"],
   };
 }
 
 /** The emulator's addresses and tokens as `eval "$(npx pulumi-keepstack emulator --detach)"` exports them. */
 export function emulatorEnv(emu: Emulator): Record<string, string> {
-  return {
-    KEEP_ADDR: emu.keep.url,
-    KEEP_TOKEN: emu.keep.rootToken,
-    KEEP_DR_ADDR: emu.clusters.dr.url,
-    KEEP_DR_TOKEN: emu.clusters.dr.rootToken,
-    WORKSPACES_ADDR: emu.workspaces.url,
-    WORKSPACES_TOKEN: emu.workspaces.tokens.user,
-    WORKSPACES_ORGANIZATION: emu.workspaces.organization,
-    MESH_HTTP_ADDR: emu.mesh.url,
-    MESH_HTTP_TOKEN: emu.mesh.rootToken,
-  };
+  return { ...serviceEnv(emu), KEEP_DR_ADDR: emu.clusters.dr.url, KEEP_DR_TOKEN: emu.clusters.dr.rootToken };
 }
 
 /** Runs a page's shell block as written, line by line in one bash, with `env` added to the project's. */

@@ -99,3 +99,16 @@ export function pluginConfigOf(emu: Emulator): Record<string, string> {
 
 /** The plugin's credentials: secret config. */
 export const PLUGIN_SECRET_CONFIG = ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
+
+/** The same settings in the variables the package's commands read, as the emulator exports them. */
+export function serviceEnv(emu: Emulator): Record<string, string> {
+  return {
+    KEEP_ADDR: emu.keep.url,
+    KEEP_TOKEN: emu.keep.rootToken,
+    WORKSPACES_ADDR: emu.workspaces.url,
+    WORKSPACES_TOKEN: emu.workspaces.tokens.user,
+    WORKSPACES_ORGANIZATION: emu.workspaces.organization,
+    MESH_HTTP_ADDR: emu.mesh.url,
+    MESH_HTTP_TOKEN: emu.mesh.rootToken,
+  };
+}
