@@ -28,6 +28,9 @@
  *
  * `--scale 1000,5000` is the scale mode instead: a program of that many resources through the harness
  * (up, refresh, destroy), its process's peak memory, and the times against the first count's.
+ *
+ * `--engine 200,1000` is the engine mode instead: programs of that many resources through each door
+ * under the pulumi CLI on the PATH, beside the engine's floor (bench/engine.ts).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -248,6 +251,15 @@ async function measureHostStart(emu: KeepEmulator, providerText: string, rounds:
   return { hostStartMs: median(ours), bareHostStartMs: median(bare) };
 }
 
+/** The pulumi CLI the engine mode runs: the first on the PATH. */
+function pulumiOnPath(): string {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const file = path.join(dir, "pulumi");
+    if (dir && fs.existsSync(file)) return file;
+  }
+  throw new Error("--engine: no pulumi on the PATH: put the Pulumi CLI (with its Node.js language host) on the PATH, such as the folder ../shared/engine/build.sh prints");
+}
+
 async function main(): Promise<void> {
   const opts = new Command()
     .name("bench")
@@ -259,19 +271,39 @@ async function main(): Promise<void> {
     .option("--transform-values <n>", "values encoded batched and one per request for the transform figures (0 skips them)", "100000")
     .option("--import-objects <n>", "objects of each listable type in the cluster `import --all` reads (0 skips it)", "0")
     .option("--scale <counts>", "scale mode, instead of the other figures: programs of these many resources through the harness (comma-separated, such as 1000,5000)")
+    .option("--engine <counts>", "engine mode, instead of the other figures: programs of these many resources through each door under the pulumi CLI on the PATH, beside the engine's floor (comma-separated, such as 200,1000)")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string; engine?: string }>();
+
+  const counts = (option: string, value: string) => {
+    const parsed = value.split(",").map((n) => Number(n.trim()));
+    if (parsed.length < 1 || parsed.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--${option}: counts of resources such as 200,1000, not ${value}`);
+    return parsed;
+  };
+  const report = (key: string, value: unknown, lines: string[]) => {
+    if (!opts.json) return lines.forEach((line) => console.log(line));
+    const text = JSON.stringify({ [key]: value }, null, 2);
+    if (typeof opts.json === "string") fs.writeFileSync(opts.json, `${text}\n`);
+    else console.log(text);
+  };
+
+  if (opts.engine) {
+    const { runEngineBench, describeEngineBench } = await import("./engine");
+    const cli = pulumiOnPath();
+    const emu = await startKeepEmulator();
+    try {
+      const engine = await runEngineBench({ counts: counts("engine", opts.engine), cli, emu, log: (line) => console.error(line) });
+      report("engine", engine, describeEngineBench(engine));
+    } finally {
+      await emu.close();
+    }
+    return;
+  }
 
   if (opts.scale) {
     const { runScaleBench, describeScaleBench } = await import("./scale");
-    const counts = opts.scale.split(",").map((n) => Number(n.trim()));
-    if (counts.length < 1 || counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--scale: counts of resources such as 1000,5000, not ${opts.scale}`);
-    const scale = await runScaleBench({ counts });
-    if (opts.json) {
-      const text = JSON.stringify({ scale }, null, 2);
-      if (typeof opts.json === "string") fs.writeFileSync(opts.json, `${text}\n`);
-      else console.log(text);
-    } else for (const line of describeScaleBench(scale)) console.log(line);
+    const scale = await runScaleBench({ counts: counts("scale", opts.scale) });
+    report("scale", scale, describeScaleBench(scale));
     return;
   }
 

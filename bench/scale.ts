@@ -26,6 +26,13 @@ export interface ScaleBenchResult {
 const exampleDir = path.join(__dirname, "..", "..", "examples", "quickstart");
 const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
 
+/** Seconds `work` took. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
 /** The child: runs the program of `count` resources against the emulator its environment names. */
 async function runProgram(count: number, address: string, token: string): Promise<ScaleRun> {
   const { Engine } = await import("../harness/engine");
@@ -41,11 +48,6 @@ async function runProgram(count: number, address: string, token: string): Promis
       if (i % 2 === 0) new keep.AclPolicy(`policy-${i}`, { name: `scale-${i}`, policy: POLICY });
       else new keep.kv.Secret(`secret-${i}`, { path: `scale/${i}`, data: { user: "app", n: String(i) } });
     }
-  };
-  const timed = async (work: () => Promise<unknown>) => {
-    const start = process.hrtime.bigint();
-    await work();
-    return Number(process.hrtime.bigint() - start) / 1e9;
   };
   try {
     const upSeconds = await timed(() => engine.up(program));

@@ -1,0 +1,265 @@
+/**
+ * The bench under the real Pulumi CLI: a program of N resources of mixed types (ACL and RGP policies,
+ * key-value secrets) through each door (`dynamic`: the package's classes; `plugin`: the same objects
+ * by the plugin's tokens), and beside them the engine's floor (`floor`: N dynamic resources whose
+ * provider does nothing). Each runs `preview`, `up`, `preview` (no change), `refresh` and `destroy`
+ * against the local emulator (a test double), on a file backend with `PULUMI_SKIP_CHECKPOINTS=true`.
+ *
+ * Per phase: wall time of the CLI command, CPU time of the provider's process (from the kernel's
+ * accounting in /proc, read every 50 ms while the command runs) and the requests the emulator
+ * received. Ratios come from the same run: each door over the floor, plugin over dynamic, and the
+ * harness (the same program through harness/engine.ts) over the CLI.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { KeepEmulator } from "../emulator/keep";
+import { timed } from "./scale";
+
+export type BenchDoor = "dynamic" | "plugin" | "floor";
+export const BENCH_DOORS: readonly BenchDoor[] = ["floor", "dynamic", "plugin"];
+const PHASES = ["preview", "up", "preview again", "refresh", "destroy"] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface PhaseFigures {
+  seconds: number;
+  /** CPU seconds of the provider's processes during the phase (the dynamic host, or the plugin). */
+  providerCpuSeconds: number;
+  requests: number;
+}
+
+export interface EngineBenchRun {
+  door: BenchDoor;
+  resources: number;
+  phases: Record<Phase, PhaseFigures>;
+}
+
+export interface HarnessBenchRun {
+  resources: number;
+  phases: Pick<Record<Phase, number>, "preview" | "up" | "refresh" | "destroy">;
+}
+
+export interface EngineBenchResult {
+  cli: string;
+  runs: EngineBenchRun[];
+  harness: HarnessBenchRun[];
+}
+
+const repoRoot = path.join(__dirname, "..", "..");
+const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
+
+/** The program of each door, in plain JavaScript (the CLI's Node.js host runs it as it is). */
+const PROGRAMS: Record<BenchDoor, string> = {
+  dynamic: `const { keep } = require("pulumi-keepstack");
+const n = Number(process.env.KEEPSTACK_BENCH_RESOURCES);
+for (let i = 0; i < n; i++) {
+  if (i % 3 === 0) new keep.AclPolicy("acl-" + i, { name: "bench-acl-" + i, policy: ${JSON.stringify(POLICY)} });
+  else if (i % 3 === 1) new keep.RgpPolicy("rgp-" + i, { name: "bench-rgp-" + i, enforcementLevel: "advisory", policy: "main = rule { true }" });
+  else new keep.kv.Secret("kv-" + i, { path: "bench/" + i, data: { user: "app", n: String(i) } });
+}
+`,
+  plugin: `const pulumi = require("@pulumi/pulumi");
+const n = Number(process.env.KEEPSTACK_BENCH_RESOURCES);
+const declare = (token, name, args) => new pulumi.CustomResource(token, name, args);
+for (let i = 0; i < n; i++) {
+  if (i % 3 === 0) declare("keepstack:keep:AclPolicy", "acl-" + i, { name: "bench-acl-" + i, policy: ${JSON.stringify(POLICY)} });
+  else if (i % 3 === 1) declare("keepstack:keep:RgpPolicy", "rgp-" + i, { name: "bench-rgp-" + i, enforcementLevel: "advisory", policy: "main = rule { true }" });
+  else declare("keepstack:keep:KvSecret", "kv-" + i, { path: "bench/" + i, data: { user: "app", n: String(i) } });
+}
+`,
+  floor: `const pulumi = require("@pulumi/pulumi");
+const n = Number(process.env.KEEPSTACK_BENCH_RESOURCES);
+// A provider that does nothing: what the engine and the dynamic host cost by themselves.
+const provider = {
+  async create(inputs) { return { id: inputs.name, outs: inputs }; },
+  async read(id, props) { return { id, props }; },
+  async delete() {},
+};
+for (let i = 0; i < n; i++) new pulumi.dynamic.Resource(provider, "floor-" + i, { name: "floor-" + i, policy: ${JSON.stringify(POLICY)} });
+`,
+};
+
+/** Which processes are the door's provider, by their command line. */
+const PROVIDER_PROCESS: Record<BenchDoor, RegExp> = {
+  dynamic: /dynamic-provider/,
+  floor: /dynamic-provider/,
+  plugin: /pulumi-resource-keepstack|cli\/plugin\.js/,
+};
+
+/** Polls /proc while `work` runs: the CPU seconds of the processes whose command line matches. */
+async function providerCpuDuring<T>(pattern: RegExp, work: () => Promise<T>): Promise<{ value: T; cpuSeconds: number }> {
+  const ticks = 100; // USER_HZ on Linux
+  const seen = new Map<string, number>();
+  const poll = () => {
+    let pids: string[] = [];
+    try {
+      pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      try {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        if (!pattern.test(cmdline)) continue;
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        seen.set(pid, (Number(fields[11]) + Number(fields[12])) / ticks);
+      } catch {
+        // gone between the listing and the read
+      }
+    }
+  };
+  const timer = setInterval(poll, 50);
+  try {
+    const value = await work();
+    poll();
+    return { value, cpuSeconds: [...seen.values()].reduce((a, b) => a + b, 0) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function runCli(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cli, [...args, "--non-interactive"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d));
+    child.stderr.on("data", (d: Buffer) => (output += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(output) : reject(new Error(`pulumi ${args.join(" ")} failed with ${code}:\n${output.slice(-4000)}`))));
+  });
+}
+
+/** A project of `door`'s program, the checkout linked in as its pulumi-keepstack (run `npm run build` first). */
+function makeProject(root: string, door: BenchDoor): string {
+  const dir = path.join(root, door);
+  fs.mkdirSync(path.join(dir, "node_modules", "@pulumi"), { recursive: true });
+  fs.symlinkSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), path.join(dir, "node_modules", "@pulumi", "pulumi"));
+  fs.symlinkSync(repoRoot, path.join(dir, "node_modules", "pulumi-keepstack"));
+  const plugin = door === "plugin" ? `plugins:\n  providers:\n    - name: keepstack\n      path: ${path.join(repoRoot, "plugin")}\n` : "";
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: keepstack-bench-${door}\nruntime: nodejs\nmain: index.js\n${plugin}`);
+  fs.writeFileSync(path.join(dir, "index.js"), PROGRAMS[door]);
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: `keepstack-bench-${door}`, private: true }));
+  return dir;
+}
+
+/** The CLI's environment for a project: its own home and file backend, no checkpoints, nothing fetched. */
+function projectEnv(dir: string, resources: number): NodeJS.ProcessEnv {
+  fs.mkdirSync(path.join(dir, ".state"), { recursive: true });
+  return {
+    ...process.env,
+    PATH: [path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+    PULUMI_HOME: path.join(dir, ".pulumi-home"),
+    PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
+    PULUMI_CONFIG_PASSPHRASE: "bench",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_SKIP_CHECKPOINTS: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    KEEPSTACK_BENCH_RESOURCES: String(resources),
+  };
+}
+
+/** A stack with the door's settings for the emulator. */
+async function prepareStack(cli: string, dir: string, env: NodeJS.ProcessEnv, door: BenchDoor, emu: KeepEmulator): Promise<void> {
+  await runCli(cli, ["stack", "init", "bench"], dir, env);
+  const settings = door === "plugin" ? [`keepstack:keepAddress=${emu.url}`, "--secret", `keepstack:keepToken=${emu.rootToken}`] : [`keep:address=${emu.url}`, "--secret", `keep:token=${emu.rootToken}`];
+  await runCli(cli, ["config", "set-all", "--plaintext", ...settings], dir, env);
+}
+
+export async function runEngineBench(options: { counts: number[]; cli: string; emu: KeepEmulator; log?: (line: string) => void }): Promise<EngineBenchResult> {
+  const { cli, emu } = options;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-engine-bench-"));
+  const runs: EngineBenchRun[] = [];
+  const harness: HarnessBenchRun[] = [];
+  try {
+    // Unmeasured first: a small preview of each door, so no door pays for the caches the others then use
+    // (Node.js's compile cache, the CLI's plugin lookups).
+    for (const door of BENCH_DOORS) {
+      const dir = makeProject(path.join(root, "warm-up"), door);
+      const env = projectEnv(dir, 3);
+      await prepareStack(cli, dir, env, door, emu);
+      await runCli(cli, ["preview"], dir, env);
+    }
+    for (const resources of options.counts) {
+      for (const door of BENCH_DOORS) {
+        const dir = makeProject(path.join(root, String(resources)), door);
+        const env = projectEnv(dir, resources);
+        await prepareStack(cli, dir, env, door, emu);
+        const commands: Record<Phase, string[]> = {
+          preview: ["preview"],
+          up: ["up", "--yes", "--skip-preview"],
+          "preview again": ["preview", "--expect-no-changes"],
+          refresh: ["refresh", "--yes", "--skip-preview"],
+          destroy: ["destroy", "--yes", "--skip-preview"],
+        };
+        const phases = {} as Record<Phase, PhaseFigures>;
+        for (const phase of PHASES) {
+          const before = emu.log.count;
+          let cpuSeconds = 0;
+          const seconds = await timed(async () => ({ cpuSeconds } = await providerCpuDuring(PROVIDER_PROCESS[door], () => runCli(cli, commands[phase], dir, env))));
+          phases[phase] = { seconds, providerCpuSeconds: cpuSeconds, requests: emu.log.count - before };
+          options.log?.(`engine ${door} ${resources}: ${phase} ${phases[phase].seconds.toFixed(1)} s`);
+        }
+        runs.push({ door, resources, phases });
+      }
+      harness.push(await runHarness(resources, emu));
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  return { cli, runs, harness };
+}
+
+/** The dynamic door's program through the harness, for the harness-to-CLI ratio. */
+async function runHarness(resources: number, emu: KeepEmulator): Promise<HarnessBenchRun> {
+  const { Engine } = await import("../harness/engine");
+  const { keep } = await import("../index");
+  const engine = new Engine({
+    project: "keepstack-bench-harness",
+    cwd: path.join(repoRoot, "examples", "quickstart"),
+    config: { "keep:address": emu.url, "keep:token": emu.rootToken },
+    secretConfig: ["keep:token"],
+  });
+  const program = () => {
+    for (let i = 0; i < resources; i++) {
+      if (i % 3 === 0) new keep.AclPolicy(`acl-${i}`, { name: `harness-acl-${i}`, policy: POLICY });
+      else if (i % 3 === 1) new keep.RgpPolicy(`rgp-${i}`, { name: `harness-rgp-${i}`, enforcementLevel: "advisory", policy: "main = rule { true }" });
+      else new keep.kv.Secret(`kv-${i}`, { path: `harness/${i}`, data: { user: "app", n: String(i) } });
+    }
+  };
+  try {
+    const preview = await timed(() => engine.preview(program));
+    const up = await timed(() => engine.up(program));
+    const refresh = await timed(() => engine.refresh());
+    const destroy = await timed(() => engine.destroy());
+    return { resources, phases: { preview, up, refresh, destroy } };
+  } finally {
+    await engine.close();
+  }
+}
+
+export function describeEngineBench(result: EngineBenchResult): string[] {
+  const lines: string[] = [`engine: ${result.cli}`];
+  const find = (door: BenchDoor, resources: number) => result.runs.find((r) => r.door === door && r.resources === resources)!;
+  for (const run of result.runs) {
+    const cells = PHASES.map((p) => `${p} ${run.phases[p].seconds.toFixed(1)} s (provider CPU ${run.phases[p].providerCpuSeconds.toFixed(1)} s, ${run.phases[p].requests} requests)`);
+    lines.push(`engine ${run.door.padEnd(7)} ${String(run.resources).padStart(5)} resources: ${cells.join("; ")}`);
+  }
+  for (const resources of [...new Set(result.runs.map((r) => r.resources))]) {
+    const floor = find("floor", resources);
+    for (const door of ["dynamic", "plugin"] as const) {
+      const run = find(door, resources);
+      lines.push(`engine ${door} over floor at ${resources}: ${PHASES.map((p) => `${p} ${(run.phases[p].seconds / floor.phases[p].seconds).toFixed(2)}x`).join(", ")} (goal: each within 1.1x at 1,000)`);
+    }
+    const dynamic = find("dynamic", resources);
+    const plugin = find("plugin", resources);
+    lines.push(`engine plugin over dynamic at ${resources}: ${PHASES.map((p) => `${p} ${(plugin.phases[p].seconds / dynamic.phases[p].seconds).toFixed(2)}x`).join(", ")}`);
+    const harness = result.harness.find((h) => h.resources === resources);
+    if (harness) {
+      const phases = ["preview", "up", "refresh", "destroy"] as const;
+      lines.push(`harness over CLI (dynamic door) at ${resources}: ${phases.map((p) => `${p} ${(harness.phases[p] / dynamic.phases[p].seconds).toFixed(2)}x`).join(", ")}`);
+    }
+  }
+  return lines;
+}
