@@ -55,6 +55,24 @@ describe("started as the engine starts it", () => {
     expect(manifest.name).not.toBe("pulumi-keepstack");
   });
 
+  test("its executable keeps Node.js's compile cache, in the system's temporary folder unless NODE_COMPILE_CACHE names one", () => {
+    const tmp = fs.mkdtempSync(path.join(fs.realpathSync(require("node:os").tmpdir()), "keepstack-compile-cache-"));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+      delete env.NODE_COMPILE_CACHE;
+      delete env.NODE_DISABLE_COMPILE_CACHE;
+      const started = spawnSync(
+        process.execPath,
+        ["-e", `const c = require("child_process").spawn(${JSON.stringify(pluginExecutable(root))}, ["127.0.0.1:1"], { stdio: ["ignore", "pipe", "inherit"] }); c.stdout.once("data", () => { c.kill(); process.exit(0); });`],
+        { encoding: "utf8", env },
+      );
+      expect(started.status).toBe(0);
+      expect(fs.readdirSync(path.join(tmp, "node-compile-cache")).length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   test("it ends when the process that started it is gone, even if nobody closes it", async () => {
     // A parent that starts the plugin, prints its PID, and exits without closing it.
     const parent = spawnSync(
