@@ -251,13 +251,26 @@ async function measureHostStart(emu: KeepEmulator, providerText: string, rounds:
   return { hostStartMs: median(ours), bareHostStartMs: median(bare) };
 }
 
-/** The pulumi CLI the engine mode runs: the first on the PATH. */
-function pulumiOnPath(): string {
+/** The pulumi CLI the engine figures run: the first on the PATH. */
+function pulumiOnPath(): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
     const file = path.join(dir, "pulumi");
     if (dir && fs.existsSync(file)) return file;
   }
-  throw new Error("--engine: no pulumi on the PATH: put the Pulumi CLI (with its Node.js language host) on the PATH, such as the folder ../shared/engine/build.sh prints");
+  return undefined;
+}
+
+const NO_CLI = "no pulumi on the PATH: put the Pulumi CLI (with its Node.js language host) on the PATH, such as the folder ../shared/engine/build.sh prints";
+
+/** The engine figures against an emulator of their own (bench/engine.ts). */
+async function engineFigures(counts: number[], cli: string) {
+  const { runEngineBench } = await import("./engine");
+  const emu = await startKeepEmulator();
+  try {
+    return await runEngineBench({ counts, cli, emu, log: (line) => console.error(line) });
+  } finally {
+    await emu.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -272,8 +285,9 @@ async function main(): Promise<void> {
     .option("--import-objects <n>", "objects of each listable type in the cluster `import --all` reads (0 skips it)", "0")
     .option("--scale <counts>", "scale mode, instead of the other figures: programs of these many resources through the harness (comma-separated, such as 1000,5000)")
     .option("--engine <counts>", "engine mode, instead of the other figures: programs of these many resources through each door under the pulumi CLI on the PATH, beside the engine's floor (comma-separated, such as 200,1000)")
+    .option("--engine-counts <counts>", "the engine figures of a full run: programs of these many resources under the pulumi CLI on the PATH (0 skips them; without a CLI they are left out, saying so)", "200,1000")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string; engine?: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string; engine?: string; engineCounts: string }>();
 
   const counts = (option: string, value: string) => {
     const parsed = value.split(",").map((n) => Number(n.trim()));
@@ -288,15 +302,11 @@ async function main(): Promise<void> {
   };
 
   if (opts.engine) {
-    const { runEngineBench, describeEngineBench } = await import("./engine");
+    const { describeEngineBench } = await import("./engine");
     const cli = pulumiOnPath();
-    const emu = await startKeepEmulator();
-    try {
-      const engine = await runEngineBench({ counts: counts("engine", opts.engine), cli, emu, log: (line) => console.error(line) });
-      report("engine", engine, describeEngineBench(engine));
-    } finally {
-      await emu.close();
-    }
+    if (!cli) throw new Error(`--engine: ${NO_CLI}`);
+    const engine = await engineFigures(counts("engine", opts.engine), cli);
+    report("engine", engine, describeEngineBench(engine));
     return;
   }
 
@@ -345,6 +355,10 @@ async function main(): Promise<void> {
   if (transform) result.transform = await transform.runTransformBench({ values: Number(opts.transformValues) });
   const importBench = Number(opts.importObjects) > 0 ? await import("./import") : undefined;
   if (importBench) result.import = await importBench.runImportBench({ perType: Number(opts.importObjects) });
+  const engineBench = opts.engineCounts !== "0" ? await import("./engine") : undefined;
+  const cli = pulumiOnPath();
+  if (engineBench && cli) result.engine = await engineFigures(counts("engine-counts", opts.engineCounts), cli);
+  else if (engineBench) result.engineLeftOut = NO_CLI;
 
   if (opts.json) {
     const text = JSON.stringify(result, null, 2);
@@ -401,6 +415,8 @@ async function main(): Promise<void> {
   }
   if (transform && result.transform) for (const line of transform.describeTransformBench(result.transform as never)) console.log(line);
   if (importBench && result.import) for (const line of importBench.describeImportBench(result.import as never)) console.log(line);
+  if (engineBench && result.engine) for (const line of engineBench.describeEngineBench(result.engine as never)) console.log(line);
+  if (result.engineLeftOut) console.log(`engine figures left out: ${result.engineLeftOut}`);
 }
 
 main().catch((e) => {
