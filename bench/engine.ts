@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { KeepEmulator } from "../emulator/keep";
+import { processCpuMs } from "../harness/provider-host";
 import { timed } from "./scale";
 
 export type BenchDoor = "dynamic" | "plugin" | "floor";
@@ -88,8 +89,7 @@ const PROVIDER_PROCESS: Record<BenchDoor, RegExp> = {
 };
 
 /** Polls /proc while `work` runs: the CPU seconds of the processes whose command line matches. */
-async function providerCpuDuring<T>(pattern: RegExp, work: () => Promise<T>): Promise<{ value: T; cpuSeconds: number }> {
-  const ticks = 100; // USER_HZ on Linux
+async function providerCpuDuring(pattern: RegExp, work: () => Promise<unknown>): Promise<number> {
   const seen = new Map<string, number>();
   const poll = () => {
     let pids: string[] = [];
@@ -101,10 +101,7 @@ async function providerCpuDuring<T>(pattern: RegExp, work: () => Promise<T>): Pr
     for (const pid of pids) {
       try {
         const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        if (!pattern.test(cmdline)) continue;
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        seen.set(pid, (Number(fields[11]) + Number(fields[12])) / ticks);
+        if (pattern.test(cmdline)) seen.set(pid, processCpuMs(pid) / 1000);
       } catch {
         // gone between the listing and the read
       }
@@ -112,9 +109,9 @@ async function providerCpuDuring<T>(pattern: RegExp, work: () => Promise<T>): Pr
   };
   const timer = setInterval(poll, 50);
   try {
-    const value = await work();
+    await work();
     poll();
-    return { value, cpuSeconds: [...seen.values()].reduce((a, b) => a + b, 0) };
+    return [...seen.values()].reduce((a, b) => a + b, 0);
   } finally {
     clearInterval(timer);
   }
@@ -197,13 +194,15 @@ export async function runEngineBench(options: { counts: number[]; cli: string; e
         for (const phase of PHASES) {
           const before = emu.log.count;
           let cpuSeconds = 0;
-          const seconds = await timed(async () => ({ cpuSeconds } = await providerCpuDuring(PROVIDER_PROCESS[door], () => runCli(cli, commands[phase], dir, env))));
+          const seconds = await timed(async () => {
+            cpuSeconds = await providerCpuDuring(PROVIDER_PROCESS[door], () => runCli(cli, commands[phase], dir, env));
+          });
           phases[phase] = { seconds, providerCpuSeconds: cpuSeconds, requests: emu.log.count - before };
           options.log?.(`engine ${door} ${resources}: ${phase} ${phases[phase].seconds.toFixed(1)} s`);
         }
         runs.push({ door, resources, phases });
       }
-      harness.push(await runHarness(resources, emu));
+      harness.push(await runHarness(resources, emu, path.join(root, String(resources), "dynamic")));
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -211,23 +210,18 @@ export async function runEngineBench(options: { counts: number[]; cli: string; e
   return { cli, runs, harness };
 }
 
-/** The dynamic door's program through the harness, for the harness-to-CLI ratio. */
-async function runHarness(resources: number, emu: KeepEmulator): Promise<HarnessBenchRun> {
+/** The dynamic door's program, the same file, through the harness: the harness-to-CLI ratio. */
+async function runHarness(resources: number, emu: KeepEmulator, dynamicProject: string): Promise<HarnessBenchRun> {
   const { Engine } = await import("../harness/engine");
-  const { keep } = await import("../index");
+  const { programFile } = await import("../harness/program-file");
   const engine = new Engine({
     project: "keepstack-bench-harness",
-    cwd: path.join(repoRoot, "examples", "quickstart"),
+    cwd: dynamicProject,
     config: { "keep:address": emu.url, "keep:token": emu.rootToken },
     secretConfig: ["keep:token"],
   });
-  const program = () => {
-    for (let i = 0; i < resources; i++) {
-      if (i % 3 === 0) new keep.AclPolicy(`acl-${i}`, { name: `harness-acl-${i}`, policy: POLICY });
-      else if (i % 3 === 1) new keep.RgpPolicy(`rgp-${i}`, { name: `harness-rgp-${i}`, enforcementLevel: "advisory", policy: "main = rule { true }" });
-      else new keep.kv.Secret(`kv-${i}`, { path: `harness/${i}`, data: { user: "app", n: String(i) } });
-    }
-  };
+  const program = programFile(path.join(dynamicProject, "index.js"));
+  process.env.KEEPSTACK_BENCH_RESOURCES = String(resources);
   try {
     const preview = await timed(() => engine.preview(program));
     const up = await timed(() => engine.up(program));
@@ -235,6 +229,7 @@ async function runHarness(resources: number, emu: KeepEmulator): Promise<Harness
     const destroy = await timed(() => engine.destroy());
     return { resources, phases: { preview, up, refresh, destroy } };
   } finally {
+    delete process.env.KEEPSTACK_BENCH_RESOURCES;
     await engine.close();
   }
 }

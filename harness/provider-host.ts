@@ -63,6 +63,18 @@ function clockTicksPerSecond(): number {
   return clockTicks;
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in milliseconds, from the kernel's
+ * accounting of it (`/proc/<pid>/stat`, Linux; resolution one clock tick).
+ */
+export function processCpuMs(pid: number | string): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may contain spaces; the fields after it start past its ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, the 12th and 13th after the name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond();
+}
+
 export interface CheckResult {
   inputs: Record<string, unknown>;
   failures: { property: string; reason: string }[];
@@ -216,11 +228,7 @@ export class ProviderHost {
    * the kernel's accounting of that process (`/proc/<pid>/stat`, Linux; resolution one clock tick).
    */
   cpuTimeMs(): number {
-    const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces; the fields after it start past its ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime are fields 14 and 15 of the line, the 12th and 13th after the name.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond();
+    return processCpuMs(this.child.pid!);
   }
 
   private struct(value: Record<string, unknown>) {

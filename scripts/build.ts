@@ -18,7 +18,7 @@ function main(): number {
   const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
   const refuse = (diagnostics: readonly ts.Diagnostic[]) => {
     process.stderr.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
-    process.stderr.write(`\n${diagnostics.length} error(s): the build wrote nothing\n`);
+    process.stderr.write(`\n${diagnostics.length} error(s): the build failed\n`);
     return 1;
   };
   const config = buildConfig();

@@ -123,8 +123,6 @@ function baseEnv(): NodeJS.ProcessEnv {
   env.npm_config_audit = "false";
   env.npm_config_fund = "false";
   env.npm_config_update_notifier = "false";
-  // Node.js keeps what it compiled of the SDK and the package for the run's next program and host.
-  env.NODE_COMPILE_CACHE = path.join(runRoot(), "node-compile-cache");
   return env;
 }
 
@@ -247,8 +245,8 @@ export class Project {
     if (options.from) fs.cpSync(options.from, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist|Pulumi\.[^/\\]+\.yaml)$/.test(src) });
     // A project made earlier in the run, its packages included (hard links, as `installPackage` makes them).
     if (options.copyOf) {
-      await run("cp", ["-a", `${options.copyOf}/.`, dir], { cwd: dir });
-      fs.rmSync(path.join(dir, "node_modules"), { recursive: true, force: true });
+      const entries = fs.readdirSync(options.copyOf).filter((entry) => entry !== "node_modules");
+      if (entries.length) await run("cp", ["-a", ...entries.map((entry) => path.join(options.copyOf!, entry)), dir], { cwd: dir });
       await run("cp", ["-al", path.join(options.copyOf, "node_modules"), path.join(dir, "node_modules")], { cwd: dir });
     }
     if (!options.files?.["Pulumi.yaml"] && !options.from && !options.copyOf) {
