@@ -28,7 +28,7 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 type Props = Record<string, unknown>;
 
-export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "refresh" | "import";
+export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "import";
 
 export interface Step {
   op: StepOp;
@@ -77,6 +77,8 @@ export interface StateResource {
   retainOnDelete?: boolean;
   /** `deletedWith`: deleted by deleting that resource, so its own delete is not sent when both go. */
   deletedWith?: string;
+  /** `ignoreChanges`: the properties a diff leaves alone, a refresh's included. */
+  ignoreChanges?: string[];
   /**
    * An object a replacement left behind because its delete failed: kept, marked, and deleted again
    * by the next `up` (before anything else) and by `destroy`, as the engine keeps it.
@@ -141,6 +143,18 @@ export interface EngineOptions {
    * so every few seconds). `true` writes the lines to standard error; a function takes them.
    */
   progress?: boolean | ((line: string) => void);
+  /**
+   * Called as each provider operation that may reach a service starts and ends (create, update, the
+   * delete of a replaced object, read, import, refresh, delete), with the resource's URN: with
+   * `parallel: 1` the requests between the two calls are that resource's.
+   */
+  onOperation?: (event: OperationEvent) => void;
+}
+
+export interface OperationEvent {
+  urn: string;
+  operation: string;
+  phase: "start" | "end";
 }
 
 function isSecret(value: unknown): value is { value: unknown } {
@@ -324,21 +338,28 @@ export class Engine {
    * Runs one provider operation of a resource, reporting its start and its end (with the time it
    * took) when progress is asked for.
    */
-  private async step<T>(operation: string, type: string, name: string, work: () => Promise<T>): Promise<T> {
-    if (!this.report) return work();
-    const what = `${operation} ${shortTypeOf(type)} "${name}"`;
-    const start = process.hrtime.bigint();
-    const took = () => `${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(2)} s`;
-    this.report(`${what}...`);
+  private async step<T>(operation: string, urn: string, type: string, name: string, work: () => Promise<T>): Promise<T> {
+    const observe = this.options.onOperation;
+    observe?.({ urn, operation, phase: "start" });
     try {
-      const result = await work();
-      this.report(`${what}: done in ${took()}`);
-      return result;
-    } catch (e) {
-      this.report(`${what}: failed after ${took()}`);
-      throw e;
+      if (!this.report) return await work();
+      const what = `${operation} ${shortTypeOf(type)} "${name}"`;
+      const start = process.hrtime.bigint();
+      const took = () => `${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(2)} s`;
+      this.report(`${what}...`);
+      try {
+        const result = await work();
+        this.report(`${what}: done in ${took()}`);
+        return result;
+      } catch (e) {
+        this.report(`${what}: failed after ${took()}`);
+        throw e;
+      }
+    } finally {
+      observe?.({ urn, operation, phase: "end" });
     }
   }
+
 
   /** The provider host's process ID, once a run started it. */
   get hostPid(): number | undefined {
@@ -535,6 +556,7 @@ export class Engine {
                   protect: req.getProtect() || undefined,
                   retainOnDelete: req.getRetainondelete() || undefined,
                   deletedWith: req.getDeletedwith() || undefined,
+                  ignoreChanges: req.getIgnorechangesList().length ? req.getIgnorechangesList() : undefined,
                   provider: provider && doorOf(type) === "plugin" ? providerUrnOf(provider) : undefined,
                 },
               }),
@@ -569,7 +591,7 @@ export class Engine {
           const host = await engine.hostOf({ type, provider });
           const plugin = doorOf(type) === "plugin";
           const props = plugin ? raw : stripSecrets(raw);
-          const read = await engine.limiter.run(() => host.read(urn, req.getId(), props, props));
+          const read = await engine.limiter.run(() => engine.step("read", urn, type, name, () => host.read(urn, req.getId(), props, props)));
           if (!read.id) throw new Error(`${urn}: no object with ID "${req.getId()}" exists`);
           const secretOutputs: string[] = [...new Set([...req.getAdditionalsecretoutputsList(), ...secretKeysOf(read.properties)])];
           engine.state.set(urn, { urn, type, name, id: read.id, inputs: stripSecrets(props), outputs: stripSecrets(read.properties), secretOutputs, external: true, provider });
@@ -717,7 +739,7 @@ export class Engine {
       /** The `import` option: the object to take into state instead of creating one. */
       importId?: string;
       /** Set afresh by each registration, every key present: a removed option is off again. */
-      options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith" | "provider">;
+      options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith" | "provider" | "ignoreChanges">;
     },
   ): Promise<{ id: string; wire: Props }> {
     const { urn, type, name } = reg;
@@ -746,7 +768,7 @@ export class Engine {
 
     const create = async (): Promise<{ id: string; outputs: Props; secretOutputs: string[] }> => {
       try {
-        const created = await this.step("create", type, name, () => host.create(urn, send(inputs, secretInputs)));
+        const created = await this.step("create", urn, type, name, () => host.create(urn, send(inputs, secretInputs)));
         return { id: created.id, outputs: stripSecrets(created.properties), secretOutputs: secretsOf(created.properties) };
       } catch (e) {
         if (e instanceof InitError) {
@@ -760,7 +782,7 @@ export class Engine {
     if (!old && reg.importId) {
       // As the engine imports: the object read by its ID, the program's inputs checked against it; any difference fails the import.
       steps.push({ op: "import", urn, type, name, inputs: withoutProvider(inputs) });
-      const read = await this.step("import", type, name, () => host.read(urn, reg.importId!, {}, {}));
+      const read = await this.step("import", urn, type, name, () => host.read(urn, reg.importId!, {}, {}));
       if (!read.id) throw new Error(`${urn}: import failed: no object with ID "${reg.importId}" exists`);
       const diff = await host.diff(urn, read.id, read.properties, send(inputs, secretInputs), read.inputs ?? {});
       if (diff.changes !== "none") {
@@ -790,7 +812,9 @@ export class Engine {
     const detail = diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {};
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
-      this.state.set(urn, { ...old, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
+      // As the engine's same step (pulumi/pulumi, pkg/resource/deploy/step.go, `SameStep.Apply`): the ID
+      // and outputs stay, the inputs are the program's (a refresh may have left the old ones behind).
+      this.state.set(urn, { ...old, inputs, secretInputs, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
       return answer(old.id, old.outputs, this.state.get(urn)!.secretOutputs);
     }
     if (replaces.length) {
@@ -800,7 +824,7 @@ export class Engine {
       if (preview) return answer("", inputs, planned);
       const deleteOld = async () => {
         if (old.retainOnDelete) return;
-        await this.step("delete the replaced", type, name, () => host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
+        await this.step("delete the replaced", urn, type, name, () => host.delete(urn, old.id, send(old.outputs, old.secretOutputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
           throw new Error(`${urn}: the replaced object ${old.id}: ${e.message}`);
         });
       };
@@ -830,7 +854,7 @@ export class Engine {
     }
     steps.push({ op: "update", urn, type, name, diffs, ...detail, inputs: withoutProvider(inputs) });
     if (preview) return answer(old.id, { ...old.outputs, ...inputs }, [...new Set([...old.secretOutputs, ...planned])]);
-    const updated = await this.step("update", type, name, () => host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
+    const updated = await this.step("update", urn, type, name, () => host.update(urn, old.id, send(old.outputs, old.secretOutputs), send(inputs, secretInputs), send(old.inputs, old.secretInputs))).catch((e: Error) => {
       throw new Error(`${urn}: ${e.message}`);
     });
     const outputs = stripSecrets(updated.properties);
@@ -858,7 +882,7 @@ export class Engine {
         if (doorOf(object.type) !== "plugin") throw new Error(`${object.type} cannot be imported: only the ${PLUGIN} plugin's resources answer a read by ID alone`);
         if (this.state.has(urn)) throw new Error("a resource of this name is in the state already");
         const host = await this.plugin(object.provider);
-        const read = await this.limiter.run(() => this.step("import", object.type, object.name, () => host.read(urn, object.id, {}, {})));
+        const read = await this.limiter.run(() => this.step("import", urn, object.type, object.name, () => host.read(urn, object.id, {}, {})));
         if (!read.id) throw new Error(`no object with ID "${object.id}" exists`);
         const readInputs = read.inputs ?? {};
         const checked = await host.check(urn, {}, readInputs);
@@ -903,7 +927,7 @@ export class Engine {
             try {
               const host = await this.hostOf(r);
               const plugin = doorOf(r.type) === "plugin";
-              const read = await this.step("refresh", r.type, r.name, () =>
+              const read = await this.step("refresh", r.urn, r.type, r.name, () =>
                 plugin ? host.read(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.read(r.urn, r.id, r.outputs, r.inputs),
               );
               if (!read.id) {
@@ -912,10 +936,11 @@ export class Engine {
                 return;
               }
               const outputs = stripSecrets(read.properties) as Props;
-              const diffs = Object.keys(withoutProvider({ ...r.outputs, ...outputs })).filter((k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(outputs[k]));
+              const inputs = read.inputs ? (stripSecrets(read.inputs) as Props) : r.inputs;
+              const changedOutputs = Object.keys(withoutProvider({ ...r.outputs, ...outputs })).filter((k) => JSON.stringify(r.outputs[k]) !== JSON.stringify(outputs[k]));
               const secrets = plugin ? { secretOutputs: [...new Set([...r.secretOutputs, ...secretKeysOf(read.properties)])], secretInputs: read.inputs ? secretKeysOf(read.inputs) : r.secretInputs } : {};
-              this.state.set(key, { ...r, id: read.id, outputs, inputs: read.inputs ? stripSecrets(read.inputs) : r.inputs, ...secrets });
-              steps.push({ op: diffs.length ? "refresh" : "same", urn: r.urn, type: r.type, name: r.name, diffs });
+              this.state.set(key, { ...r, id: read.id, outputs, inputs, ...secrets });
+              steps.push({ urn: r.urn, type: r.type, name: r.name, ...(await this.refreshResult(host, r, read.id, outputs, inputs, secrets, changedOutputs)) });
             } catch (e) {
               errors.push(`${r.urn}: refresh failed: ${(e as Error).message}`);
             }
@@ -924,6 +949,35 @@ export class Engine {
     );
     if (errors.length) throw new EngineError(errors, steps);
     return { steps, outputs: {}, diagnostics: this.diagnosticsSince(mark) };
+  }
+
+  /**
+   * What a refresh step reports, as the engine decides it (pulumi/pulumi, pkg/resource/deploy/step.go,
+   * `RefreshStep.Apply` and `ResultOp`): the provider is asked for the diff an `up` of an unchanged
+   * program would plan right after the refresh (the read state as the old one, the inputs in state
+   * before it as the new ones), and that diff inverted is the step's: `update` when it finds a change,
+   * `same` otherwise, whatever computed outputs moved. A resource read with `get` is compared by its
+   * outputs alone. `diffs` names the provider's changed properties where it answers them (the plugin),
+   * else the outputs that changed (what the dynamic host cannot say; the CLI's display shows them).
+   */
+  private async refreshResult(
+    host: ProviderHost,
+    r: StateResource,
+    id: string,
+    outputs: Props,
+    inputs: Props,
+    secrets: Partial<Pick<StateResource, "secretOutputs" | "secretInputs">>,
+    changedOutputs: string[],
+  ): Promise<Pick<Step, "op" | "diffs" | "detailedDiff">> {
+    if (r.external) return { op: changedOutputs.length ? "update" : "same", diffs: changedOutputs };
+    const plugin = doorOf(r.type) === "plugin";
+    const diff = plugin
+      ? await host.diff(r.urn, id, wrapSecrets(outputs, secrets.secretOutputs ?? r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? []), wrapSecrets(inputs, secrets.secretInputs ?? []), r.ignoreChanges)
+      : await host.diff(r.urn, id, outputs, r.inputs, inputs, r.ignoreChanges);
+    const changed = diff.changes === "unknown" ? JSON.stringify(withoutProvider(inputs)) !== JSON.stringify(withoutProvider(r.inputs)) : diff.changes === "some";
+    const inverse: Record<PropertyChange, PropertyChange> = { add: "delete", "add-replace": "delete-replace", delete: "add", "delete-replace": "add-replace", update: "update", "update-replace": "update-replace" };
+    const detailedDiff = diff.detailedDiff && changed ? { detailedDiff: Object.fromEntries(Object.entries(diff.detailedDiff).map(([k, kind]) => [k, inverse[kind]])) } : {};
+    return { op: changed ? "update" : "same", diffs: plugin ? (changed ? diff.diffs : []) : changedOutputs, ...detailedDiff };
   }
 
   /** Deletes every resource in state, dependents before what they depend on, in parallel otherwise. */
@@ -966,7 +1020,7 @@ export class Engine {
               const host = await this.hostOf(r);
               const plugin = doorOf(r.type) === "plugin";
               await this.limiter.run(() =>
-                this.step("delete", r.type, r.name, () =>
+                this.step("delete", r.urn, r.type, r.name, () =>
                   plugin ? host.delete(r.urn, r.id, wrapSecrets(r.outputs, r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? [])) : host.delete(r.urn, r.id, r.outputs, r.inputs),
                 ),
               );

@@ -407,7 +407,7 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         };
         afterRun = async (result) => {
           const seen = (result as RunResult).steps.find((st) => st.name === name);
-          if (readable.length && (seen?.op !== "refresh" || !readable.some((k) => seen.diffs?.includes(k)))) {
+          if (readable.length && (seen?.op !== "update" || !readable.some((k) => seen.diffs?.includes(k)))) {
             outcome.problems.push(`a refresh after drift of ${readable.join(", ")} found ${canonical(seen ?? "nothing")}`);
           }
           const back = (await engine.preview(program)).steps.find((st) => st.name === name);
@@ -476,9 +476,9 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
     const refreshed: RunResult | Error = await engine.refresh().catch((e: Error) => e);
     if (refreshed instanceof Error) outcome.problems.push(`refresh failed: ${errorsOf(refreshed)[0].slice(0, 300)}`);
     else {
-      // Computed outputs may move (a workspace's current version after an upload); declared inputs may not.
-      const declared = (urn: string) => Object.keys(engine.state.get(urn)?.inputs ?? {});
-      const drift = refreshed.steps.filter((s) => s.op === "delete" || (s.op === "refresh" && (s.diffs ?? []).some((d) => declared(s.urn).includes(d))));
+      // Computed outputs may move (a workspace's current version after an upload): the step stays
+      // `same`. An `update` is the engine's word for a difference an up would undo.
+      const drift = refreshed.steps.filter((s) => s.op === "delete" || s.op === "update");
       if (drift.length) outcome.problems.push(`refresh found a difference: ${drift.map((s) => `${s.op} ${s.name} [${s.diffs ?? ""}]`).join(", ")}`);
     }
     const preview: RunResult | Error = await engine.preview(program).catch((e: Error) => e);

@@ -56,7 +56,7 @@ describe("keep.AclPolicy", () => {
   test("drift is seen on refresh and the next up restores the declared text", async () => {
     stack.keep.putPolicy("acl", "ops-v2", { policy: READ_ONLY });
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh", diffs: ["policy"] });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update", diffs: ["policy"] });
     const preview = await stack.engine.preview(program("ops-v2", READ_LIST));
     expect(preview.steps[0]).toMatchObject({ op: "update", diffs: ["policy"] });
     await stack.engine.up(program("ops-v2", READ_LIST));

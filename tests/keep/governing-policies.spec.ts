@@ -37,7 +37,7 @@ describe("keep.RgpPolicy", () => {
     expect(stack.keep.listPolicies("rgp")).toEqual(["gate-2"]);
 
     stack.keep.putPolicy("rgp", "gate-2", { policy: RULE_B, enforcement_level: "advisory" });
-    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "refresh", diffs: ["enforcementLevel"] });
+    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "update", diffs: ["enforcementLevel"] });
     await stack.engine.up(program("gate-2", RULE_B, "hard-mandatory"));
     expect(stack.keep.getPolicy("rgp", "gate-2")).toMatchObject({ enforcement_level: "hard-mandatory" });
 
@@ -75,7 +75,7 @@ describe("keep.EgpPolicy", () => {
     expect(rename.steps[0]).toMatchObject({ op: "replace", replaces: ["name"] });
 
     stack.keep.putPolicy("egp", "guard-2", { policy: RULE_A, enforcement_level: "soft-mandatory", paths: ["*"] });
-    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "refresh", diffs: ["paths"] });
+    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "update", diffs: ["paths"] });
     await stack.engine.up(program("guard-2", ["secret/*", "transit/*"]));
     expect(stack.keep.getPolicy("egp", "guard-2")).toMatchObject({ paths: ["secret/*", "transit/*"] });
 

@@ -42,7 +42,7 @@ describe("state written by an earlier version", () => {
     entry.inputs = { ...entry.inputs, __provider: older };
 
     stack.keep.putPolicy("acl", "old", { policy: "path \"b/*\" { capabilities = [\"read\"] }" });
-    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "refresh", diffs: ["policy"] });
+    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "update", diffs: ["policy"] });
     expect(summarize((await stack.engine.preview(program)).steps)).toEqual({ update: 1 });
     await stack.engine.up(program);
 

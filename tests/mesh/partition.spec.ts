@@ -113,7 +113,7 @@ describe("mesh.Partition", () => {
       body: JSON.stringify({ Description: "changed elsewhere" }),
     });
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh" });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update" });
     expect(refreshed.steps[0].diffs).toEqual(expect.arrayContaining(["description", "modifyIndex"]));
     const preview = await stack.engine.preview(program("drifty", "declared"));
     expect(preview.steps[0]).toMatchObject({ op: "update", diffs: ["description"] });

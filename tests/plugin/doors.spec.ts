@@ -79,8 +79,8 @@ describe("refresh, import and destroy through the plugin", () => {
     const wsId = [...engine.state.values()].find((r) => r.name === "app")!.id;
     emu.workspaces.updateWorkspaceAttributes(wsId, { "auto-apply": true });
     const refreshed = await engine.refresh();
-    expect(refreshed.steps.find((s) => s.name === "readers")).toMatchObject({ op: "refresh", diffs: ["policy"] });
-    expect(refreshed.steps.find((s) => s.name === "app")).toMatchObject({ op: "refresh", diffs: expect.arrayContaining(["autoApply"]) });
+    expect(refreshed.steps.find((s) => s.name === "readers")).toMatchObject({ op: "update", diffs: ["policy"] });
+    expect(refreshed.steps.find((s) => s.name === "app")).toMatchObject({ op: "update", diffs: expect.arrayContaining(["autoApply"]) });
     const acl = [...engine.state.values()].find((r) => r.name === "readers")!;
     expect(acl.outputs.policy).toContain("# drifted");
     expect(acl.inputs.policy).toContain("# drifted");

@@ -146,7 +146,7 @@ describe("workspaces.Workspace lifecycle", () => {
   test("drift is seen on refresh and the next up restores the declared settings", async () => {
     stack.emu.updateWorkspaceAttributes(firstId, { description: "changed by hand", "auto-apply": true, "trigger-patterns": ["*.tf"] });
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh" });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update" });
     expect(refreshed.steps[0].diffs).toEqual(expect.arrayContaining(["autoApply", "description", "triggerPatterns"]));
     const preview = await stack.engine.preview(program());
     expect(preview.steps[0]).toMatchObject({ op: "update" });

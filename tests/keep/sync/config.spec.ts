@@ -50,7 +50,7 @@ describe("keep.sync.Config", () => {
       body: JSON.stringify({ disabled: false }),
     });
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh", diffs: ["disabled"] });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update", diffs: ["disabled"] });
     await stack.engine.up(program({ queueCapacity: 6000, disabled: true }));
     expect(config()).toMatchObject({ disabled: true, queueCapacity: 6000 });
   });

@@ -163,7 +163,7 @@ describe.each(cases)("keep.sync destination $type", (c) => {
   test("drift of a detail is seen on refresh and put back by the next up", async () => {
     sync().changeDestination({ type: c.type, name: "two" }, c.drift);
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh", diffs: [c.driftProperty] });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update", diffs: [c.driftProperty] });
     const preview = await stack.engine.preview(program("two", c.change));
     expect(preview.steps[0]).toMatchObject({ op: "update", diffs: [c.driftProperty] });
     await stack.engine.up(program("two", c.change));

@@ -43,7 +43,7 @@ describe("keep.kv.Secret", () => {
 
   test("drift is seen on refresh and written back as a new version", async () => {
     stack.keep.kv.write({ path: "app/db2" }, { password: "changed" });
-    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "refresh", diffs: ["data", "version"] });
+    expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "update", diffs: ["data", "version"] });
     await stack.engine.up(program("app/db2", { password: "p2" }));
     expect(read("app/db2")).toMatchObject({ data: { password: "p2" }, metadata: { version: 3 } });
   });

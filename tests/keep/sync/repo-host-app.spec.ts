@@ -59,7 +59,7 @@ describe("keep.sync.RepoHostApp", () => {
   test("a key replaced behind the program's back is seen by its fingerprint and written back", async () => {
     syncOf(stack.keep).putApp("ci-app-2", 5678, key2);
     const refreshed = await stack.engine.refresh();
-    expect(refreshed.steps[0]).toMatchObject({ op: "refresh", diffs: expect.arrayContaining(["privateKey", "fingerprint"]) });
+    expect(refreshed.steps[0]).toMatchObject({ op: "update", diffs: expect.arrayContaining(["privateKey", "fingerprint"]) });
     expect((await stack.engine.preview(program("ci-app-2", 5678, key1))).steps[0]).toMatchObject({ op: "update", diffs: ["privateKey"] });
     await stack.engine.up(program("ci-app-2", 5678, key1));
     expect(app("ci-app-2")?.fingerprint).toBe(keyFingerprint(key1));
@@ -73,7 +73,7 @@ describe("keep.sync.RepoHostApp", () => {
     try {
       await stack.engine.up(program("ci-app-2", 5678, { fromFile: file }));
       syncOf(stack.keep).putApp("ci-app-2", 5678, key2);
-      expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "refresh", diffs: expect.arrayContaining(["privateKey"]) });
+      expect((await stack.engine.refresh()).steps[0]).toMatchObject({ op: "update", diffs: expect.arrayContaining(["privateKey"]) });
       await stack.engine.up(program("ci-app-2", 5678, { fromFile: file }));
       expect(app("ci-app-2")?.fingerprint).toBe(keyFingerprint(key1));
       expect(JSON.stringify(stack.engine.exportState())).not.toContain(key1.split("\n")[1]);
