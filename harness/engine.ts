@@ -90,6 +90,8 @@ export interface RunResult {
   steps: Step[];
   /** Stack outputs (plain values; unknown ones are undefined in preview). */
   outputs: Props;
+  /** The stack outputs that are secret (the CLI shows them as `[secret]`). */
+  secretOutputs?: string[];
   /** Lines the providers printed or logged (warnings). */
   diagnostics: string[];
 }
@@ -295,6 +297,13 @@ function doorOf(type: string): "dynamic" | "plugin" | undefined {
 /** The top-level keys whose values hold a secret. */
 function secretKeysOf(props: Props): string[] {
   return Object.keys(props).filter((k) => containsSecret(props[k]));
+}
+
+/** The URN the engine gives a resource of `type` named `name` under `parent` (see `HarnessMonitor.newUrn`). */
+function urnOf(stack: string, project: string, type: string, name: string, parent?: string): string {
+  const parentType = parent ? parent.split("::")[2] : "";
+  const qualified = parentType && parentType !== "pulumi:pulumi:Stack" ? `${parentType}$${type}` : type;
+  return `urn:pulumi:${stack}::${project}::${qualified}::${name}`;
 }
 
 /** A provider reference (`<urn>::<id>`) as its URN. */
@@ -503,6 +512,7 @@ export class Engine {
     if (mode === "preview") leftBehind.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, pendingDelete: true }));
     else errors.push(...(await this.deleteAll(leftBehind, steps)));
     const registered = new Set<string>();
+    let registeredStackOutputs: Props = {};
     const pending: Promise<unknown>[] = [];
     const preview = mode === "preview";
     const engine = this;
@@ -522,6 +532,21 @@ export class Engine {
     };
 
     class HarnessMonitor extends rt.mocks.MockMonitor {
+      /**
+       * A resource's URN as the engine makes it (pulumi/pulumi, pkg/resource/deploy/deployment.go,
+       * `generateURN`): its type qualified by its parent's whole qualified type, except when the parent
+       * is the stack. The SDK's mock monitor prefixes the stack's type and keeps only the parent's last type.
+       */
+      newUrn(parent: string, type: string, name: string): string {
+        return urnOf(engine.options.stack, engine.options.project, type, name, parent);
+      }
+
+      /** The stack's outputs as the SDK registers them, secrets marked (the run's result has them plain). */
+      registerResourceOutputs(req: any, callback: (err: unknown, resp?: unknown) => void) {
+        if (req.getUrn().split("::")[2] === "pulumi:pulumi:Stack") registeredStackOutputs = req.getOutputs()?.toJavaScript() ?? {};
+        super.registerResourceOutputs(req, callback);
+      }
+
       registerResource(req: any, callback: (err: unknown, resp?: unknown) => void) {
         const work = (async () => {
           const type: string = req.getType();
@@ -685,7 +710,7 @@ export class Engine {
       else errors.push(...(await this.deleteAll(managed, steps)));
     }
     if (errors.length) throw new EngineError(errors, steps);
-    return { steps, outputs: stripSecrets(outputs), diagnostics: this.diagnosticsSince(mark) };
+    return { steps, outputs: stripSecrets(outputs), secretOutputs: secretKeysOf(registeredStackOutputs), diagnostics: this.diagnosticsSince(mark) };
   }
 
   /**
@@ -877,7 +902,7 @@ export class Engine {
     const mark = this.diagnosticsMark();
     for (const object of objects) {
       // As the CLI does, an imported object's parent is the stack: its URN is the one the program's declaration gets.
-      const urn = `urn:pulumi:${this.options.stack}::${this.options.project}::pulumi:pulumi:Stack$${object.type}::${object.name}`;
+      const urn = urnOf(this.options.stack, this.options.project, object.type, object.name);
       try {
         if (doorOf(object.type) !== "plugin") throw new Error(`${object.type} cannot be imported: only the ${PLUGIN} plugin's resources answer a read by ID alone`);
         if (this.state.has(urn)) throw new Error("a resource of this name is in the state already");

@@ -211,6 +211,12 @@ export interface ProjectOptions {
    * programs whose types other tests check (the examples) or that are the test's own.
    */
   typeCheck?: boolean;
+  /**
+   * The project's `@pulumi/pulumi` is this checkout's (a link to it), so the harness can run the
+   * project's program in the test's own process with the SDK the CLI's run used (the differential
+   * test): one SDK instance, whose runtime the harness drives.
+   */
+  checkoutSdk?: boolean;
 }
 
 let counter = 0;
@@ -260,6 +266,12 @@ export class Project {
     const transpileOnly: Record<string, string> = options.runtime === "nodejs" && !options.typeCheck ? { PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : {};
     const project = new Project(dir, options.name, { ...transpileOnly, ...options.env });
     if (options.node) await project.installPackage(options.node);
+    if (options.checkoutSdk) {
+      const sdk = path.join(dir, "node_modules", "@pulumi", "pulumi");
+      fs.rmSync(sdk, { recursive: true, force: true });
+      fs.mkdirSync(path.dirname(sdk), { recursive: true });
+      fs.symlinkSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), sdk);
+    }
     return project;
   }
 
@@ -323,8 +335,11 @@ export class Project {
 /** A step of a run as the CLI's JSON tells it: its operation, the resource's type and name, and the properties its diff names. */
 export interface CliStep {
   op: string;
+  urn: string;
   type: string;
   name: string;
+  /** The properties that force a replacement (`keys` of the engine's step, `replaceReasons` of a preview's). */
+  replaces?: string[];
   /** Property → kind (`update`, `add-replace`, ...), when the provider answered a detailed diff. */
   detailedDiff?: Record<string, string>;
   /** The properties the diff named (what the CLI shows as `[diff: ~policy]`). */
@@ -334,10 +349,14 @@ export interface CliStep {
 /** Steps of the program's own resources: not the stack, not providers. */
 const ownStep = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
 
-function stepOf(metadata: { op: string; urn: string; type: string; detailedDiff?: Record<string, { kind: string }> | null; diffs?: string[] }): CliStep {
-  const step: CliStep = { op: metadata.op, type: metadata.type, name: metadata.urn.split("::").pop()! };
-  if (metadata.detailedDiff) step.detailedDiff = Object.fromEntries(Object.entries(metadata.detailedDiff).map(([k, v]) => [k, v.kind]));
+/** A step as the engine's events (`detailedDiff` kinds as `diffKind`, replacing keys as `keys`) or a preview's document tell it. */
+type StepMetadata = { op: string; urn: string; type: string; detailedDiff?: Record<string, { kind?: string; diffKind?: string }> | null; diffs?: string[] | null; keys?: string[] | null };
+
+function stepOf(metadata: StepMetadata): CliStep {
+  const step: CliStep = { op: metadata.op, urn: metadata.urn, type: metadata.type, name: metadata.urn.split("::").pop()! };
+  if (metadata.detailedDiff) step.detailedDiff = Object.fromEntries(Object.entries(metadata.detailedDiff).map(([k, v]) => [k, (v.kind ?? v.diffKind)!]));
   if (metadata.diffs?.length) step.diffs = metadata.diffs;
+  if (metadata.keys?.length) step.replaces = metadata.keys;
   return step;
 }
 
@@ -362,11 +381,18 @@ export function countSteps(steps: readonly CliStep[]): Record<string, number> {
  * resources out of its list), and `changes`, their counts; `{}` when nothing changes.
  */
 export function planOf(ran: Ran): { steps: CliStep[]; changes: Record<string, number> } {
-  const plan = JSON.parse(ran.stdout) as { steps?: { op: string; urn: string; newState?: { type: string }; oldState?: { type: string }; detailedDiff?: Record<string, { kind: string }> | null; diffReasons?: string[] }[] };
-  const steps = (plan.steps ?? [])
-    .map((s) => stepOf({ op: s.op, urn: s.urn, type: s.newState?.type ?? s.oldState?.type ?? s.urn.split("::")[2].split("$").pop()!, detailedDiff: s.detailedDiff, diffs: s.diffReasons }))
-    .filter((s) => ownStep(s.type) && s.op !== "same");
+  const steps = plannedStepsOf(ran).filter((s) => s.op !== "same");
   return { steps, changes: countSteps(steps) };
+}
+
+/** Every step `pulumi preview --json` plans for the program's own resources, unchanged ones included. */
+export function plannedStepsOf(ran: Ran): CliStep[] {
+  const plan = JSON.parse(ran.stdout) as {
+    steps?: { op: string; urn: string; newState?: { type: string }; oldState?: { type: string }; detailedDiff?: Record<string, { kind: string }> | null; diffReasons?: string[]; replaceReasons?: string[] }[];
+  };
+  return (plan.steps ?? [])
+    .map((s) => stepOf({ op: s.op, urn: s.urn, type: s.newState?.type ?? s.oldState?.type ?? s.urn.split("::")[2].split("$").pop()!, detailedDiff: s.detailedDiff, diffs: s.diffReasons, keys: s.replaceReasons }))
+    .filter((s) => ownStep(s.type));
 }
 
 /** The engine's events of a run with `--json` (one JSON object a line); nothing for a preview's single document. */
@@ -392,6 +418,21 @@ export function stepsOf(ran: Ran): CliStep[] {
     if (metadata && ownStep(metadata.type) && metadata.op !== "create-replacement" && metadata.op !== "delete-replaced") steps.push(stepOf(metadata));
   }
   return steps;
+}
+
+/**
+ * The operations of the program's own resources in the order the engine started them (its
+ * `resourcePreEvent`s), each of which may send requests: every step but `same`, the two halves of a
+ * replacement apart (`create-replacement` with the step, `delete-replaced` when the engine deletes the
+ * old object, after the run's other steps).
+ */
+export function operationsOf(ran: Ran): { op: string; urn: string }[] {
+  const started: { op: string; urn: string }[] = [];
+  for (const event of eventsOf(ran) as { resourcePreEvent?: { metadata: StepMetadata } }[]) {
+    const metadata = event.resourcePreEvent?.metadata;
+    if (metadata && ownStep(metadata.type) && metadata.op !== "same" && metadata.op !== "replace") started.push({ op: metadata.op, urn: metadata.urn });
+  }
+  return started;
 }
 
 /** What the CLI said that a user would stop at: warnings and errors, from its events and its standard error. */

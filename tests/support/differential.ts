@@ -1,0 +1,307 @@
+/**
+ * The differential test's machinery (design §15): one program run as a session of commands (preview,
+ * up, refresh, destroy) by the real CLI and by the harness, each against an emulator of its own that
+ * starts as the other's did, and the two compared per URN:
+ * - the step: its operation, the properties whose change forces a replacement, the detailed diff's
+ *   kinds, and the changed properties the provider named (the dynamic host names none: the SDK's
+ *   `diff` answers only changes, replaces and deleteBeforeReplace, so there the engine's step names
+ *   none and the CLI's display works them out itself, as the harness's `diffs` does);
+ * - after `up` and `refresh`, each resource's inputs and outputs in the state, secrets marked, and
+ *   the stack's outputs;
+ * - the requests each resource's operations sent, method and path, in order. Both engines run one
+ *   operation at a time (`--parallel 1`, the harness's `parallel: 1`): the harness knows which
+ *   requests each operation sent (`onOperation`); the CLI's log is cut where the engine started each
+ *   resource's operations, by the harness's counts, and must then read the same.
+ *
+ * Values the services make afresh in each run (identifiers, times, keys, ciphertexts) differ between
+ * two runs by nature: they are masked by their shape, or named by the program as generated.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Emulator } from "../../emulator";
+import { Engine, EngineError, OperationEvent, programFile, RunResult } from "../../harness";
+import { CliStep, expectNoComplaints, operationsOf, plannedStepsOf, Project, Ran, stepsOf } from "./real-engine";
+
+export type Command = "preview" | "up" | "refresh" | "destroy";
+
+/** A command of a session, with the program's files as they are for it (written before it runs, for both engines). */
+export interface SessionCommand {
+  command: Command;
+  files?: Record<string, string>;
+}
+
+export interface StepRecord {
+  op: string;
+  replaces?: string[];
+  detailedDiff?: Record<string, string>;
+  /** The changed properties, where the provider names them (the plugin). */
+  diffs?: string[];
+}
+
+export interface CommandRecord {
+  command: Command;
+  /** The program's own resources' steps, by URN. */
+  steps: Record<string, StepRecord>;
+  /** After up and refresh: each resource's inputs and outputs in the state, and the stack's outputs, normalized. */
+  state?: Record<string, unknown>;
+  /** Every request the services received during the command (`service METHOD url`, normalized), in order. */
+  requests: string[];
+  /**
+   * The resources' operations in the order they ran. The harness's carry the requests each sent; the
+   * CLI's are the engine's starts, whose requests are told apart from the harness's counts.
+   */
+  operations: { urn: string; requests?: string[] }[];
+  /** What the CLI printed (the CLI's records only). */
+  ran?: Ran;
+}
+
+export interface ProgramRun {
+  project: Project;
+  /** The emulator the run starts from, its setup done. */
+  emu: Emulator;
+  config: Record<string, string>;
+  secrets: string[];
+  /** The program's entry file, relative to the project. */
+  main: string;
+  /** Environment the providers see beside the stack's settings (named clusters of the plugin). */
+  env?: Record<string, string>;
+}
+
+export interface Options {
+  /** Requests the program's own code sends (its functions), not a resource's: compared as a whole per command. */
+  programRequest?: (line: string) => boolean;
+  /** Properties, by name at any depth, whose values the services make afresh: compared by presence, type and secrecy. */
+  generated?: string[];
+}
+
+/** The requests every service of an emulator receives, in the order they came, each `service METHOD url`. */
+export function tapRequests(emu: Emulator): string[] {
+  const lines: string[] = [];
+  const services: [string, { log: { onRecord(listener: (e: { method: string; url: string }) => void): void } }][] = [
+    ...Object.entries(emu.clusters).map(([name, cluster]) => [`keep/${name}`, cluster] as [string, typeof cluster]),
+    ["workspaces", emu.workspaces],
+    ["mesh", emu.mesh],
+  ];
+  for (const [label, service] of services) service.log.onRecord((e) => lines.push(`${label} ${e.method} ${e.url}`));
+  return lines;
+}
+
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+
+/**
+ * A value with what two runs make differently masked: addresses of the emulator's services, UUIDs,
+ * times, service identifiers (`ws-…`, `cv-…`) and opaque tokens; a secret as `{ "<secret>": value }`
+ * (the CLI's export holds a secret's value as JSON text, the harness's as the value).
+ */
+export function normalize(value: unknown, generated: readonly string[] = [], key = ""): unknown {
+  const object = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (object && SECRET_SIG_KEY in object) {
+    const plain = "plaintext" in object ? JSON.parse(String(object.plaintext)) : object.value;
+    return { "<secret>": normalize(plain, generated, key) };
+  }
+  if (generated.includes(key)) return value === undefined || value === null ? value : `<generated ${Array.isArray(value) ? "list" : typeof value}>`;
+  if (typeof value === "string") return maskString(value);
+  if (Array.isArray(value)) return value.map((v) => normalize(v, generated, key));
+  if (object) return Object.fromEntries(Object.keys(object).sort().map((k) => [k, normalize(object[k], generated, k)]));
+  return value;
+}
+
+function maskString(text: string): string {
+  return text
+    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, "<loopback>")
+    .replace(/\b[a-z]+_[0-9a-f]{8}\b/g, "<accessor>")
+    // A reference's fingerprint (design §8) is salted afresh.
+    .replace(/^scrypt\$[^$]+\$[^$]+$/, "scrypt$<salt>$<hash>")
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
+    .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?/g, "<time>")
+    .replace(/\b([a-z]{2,4})-(?=[A-Za-z]*\d)[A-Za-z0-9]{8,}\b/g, "$1-<id>")
+    .replace(/[A-Za-z0-9+_.=-]{16,}/g, (token) => (/\d/.test(token) && /[A-Za-z]/.test(token) ? "<opaque>" : token));
+}
+
+/**
+ * Steps of the program's own resources, by URN; `diffs` kept only where the provider answers them
+ * (the plugin). A preview's document lists no unchanged resource, so neither record does.
+ */
+function stepRecords(command: Command, steps: Pick<CliStep, "op" | "urn" | "type" | "replaces" | "detailedDiff" | "diffs">[]): Record<string, StepRecord> {
+  const out: Record<string, StepRecord> = {};
+  for (const s of steps) {
+    if (s.type === "pulumi:pulumi:Stack" || s.type.startsWith("pulumi:providers:") || (command === "preview" && s.op === "same")) continue;
+    const record: StepRecord = { op: s.op };
+    if (s.replaces?.length) record.replaces = [...s.replaces].sort();
+    if (s.detailedDiff && Object.keys(s.detailedDiff).length) record.detailedDiff = normalize(s.detailedDiff) as Record<string, string>;
+    if (!s.type.startsWith("pulumi-nodejs:dynamic/") && s.diffs?.length) record.diffs = [...s.diffs].sort();
+    out[s.urn] = record;
+  }
+  return out;
+}
+
+const pulumiArgs: Record<Command, string[]> = {
+  preview: ["preview", "--json", "--parallel", "1"],
+  up: ["up", "--yes", "--skip-preview", "--json", "--parallel", "1"],
+  refresh: ["refresh", "--yes", "--skip-preview", "--json", "--parallel", "1"],
+  destroy: ["destroy", "--yes", "--skip-preview", "--json", "--parallel", "1"],
+};
+
+function writeFiles(dir: string, files: Record<string, string> | undefined): void {
+  for (const [file, text] of Object.entries(files ?? {})) fs.writeFileSync(path.join(dir, file), text);
+}
+
+/** The state as the CLI's export holds it (secrets shown), normalized: the program's resources by URN, and the stack's outputs. */
+async function cliState(project: Project, generated: readonly string[]): Promise<Record<string, unknown>> {
+  const { deployment } = await project.exportStack(true);
+  const state: Record<string, unknown> = {};
+  for (const r of deployment.resources ?? []) {
+    if (r.type === "pulumi:pulumi:Stack") state["stack outputs"] = normalize(r.outputs ?? {}, generated);
+    else if (!r.type.startsWith("pulumi:providers:")) state[r.urn] = { inputs: normalize(r.inputs ?? {}, generated), outputs: normalize(r.outputs ?? {}, generated) };
+  }
+  return state;
+}
+
+/** A session through the real CLI: the stack is made and configured first; `afterCommand` sees each record as it is made (and the services then). */
+export async function cliSession(run: ProgramRun, commands: SessionCommand[], options: Options = {}, afterCommand?: (record: CommandRecord) => void | Promise<void>): Promise<CommandRecord[]> {
+  const { project, emu } = run;
+  const requests = tapRequests(emu);
+  await project.stack("dev", run.config, run.secrets);
+  const records: CommandRecord[] = [];
+  for (const { command, files } of commands) {
+    writeFiles(project.dir, files);
+    const from = requests.length;
+    const ran = await project.pulumi(pulumiArgs[command], { env: run.env });
+    const record: CommandRecord = {
+      command,
+      steps: stepRecords(command, command === "preview" ? plannedStepsOf(ran) : stepsOf(ran)),
+      requests: requests.slice(from).map(maskString),
+      operations: command === "preview" ? [] : operationsOf(ran),
+      ran,
+    };
+    if (command === "up" || command === "refresh") record.state = await cliState(project, options.generated ?? []);
+    records.push(record);
+    await afterCommand?.(record);
+  }
+  expectNoComplaints(...records.map((r) => r.ran!));
+  return records;
+}
+
+/** The state the harness holds, as `cliState` reads the CLI's. */
+function harnessState(engine: Engine, outputs: Record<string, unknown> | undefined, generated: readonly string[]): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  for (const r of engine.exportState() as { urn: string; type: string; inputs: unknown; outputs: unknown; pendingDelete?: boolean; external?: boolean }[]) {
+    if (r.type.startsWith("pulumi:providers:")) continue;
+    state[r.urn] = { inputs: normalize(r.inputs, generated), outputs: normalize(r.outputs, generated) };
+  }
+  if (outputs) state["stack outputs"] = normalize(outputs, generated);
+  return state;
+}
+
+/**
+ * The same session through the harness, from the same project folder (the program's files written as
+ * for the CLI), against `run.emu`. A command the harness cannot run fails the session with its step and reason.
+ */
+export async function harnessSession(run: ProgramRun, commands: SessionCommand[], options: Options = {}): Promise<CommandRecord[]> {
+  const requests = tapRequests(run.emu);
+  let operations: { urn: string; requests: string[] }[] = [];
+  let started = 0;
+  const onOperation = (event: OperationEvent) => {
+    if (event.phase === "start") started = requests.length;
+    else operations.push({ urn: event.urn, requests: requests.slice(started).map(maskString) });
+  };
+  const project = /^name:\s*(\S+)/m.exec(run.project.read("Pulumi.yaml"))![1];
+  const engine = new Engine({ project, stack: "dev", cwd: run.project.dir, config: run.config, secretConfig: run.secrets, env: run.env, parallel: 1, onOperation });
+  const program = programFile(path.join(run.project.dir, run.main));
+  const records: CommandRecord[] = [];
+  let stackOutputs: Record<string, unknown> | undefined;
+  try {
+    for (const { command, files } of commands) {
+      writeFiles(run.project.dir, files);
+      const from = requests.length;
+      operations = [];
+      let result: RunResult;
+      try {
+        result = await (command === "preview" ? engine.preview(program) : command === "up" ? engine.up(program) : command === "refresh" ? engine.refresh() : engine.destroy());
+      } catch (e) {
+        throw new Error(`the harness's ${command} failed: ${e instanceof EngineError ? e.errors.join("\n") : (e as Error).stack}`);
+      }
+      const record: CommandRecord = { command, steps: stepRecords(command, result.steps), requests: requests.slice(from).map(maskString), operations };
+      // The stack's outputs are the last up's (a refresh leaves them), secret ones marked as in the CLI's state.
+      if (command === "up") stackOutputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, result.secretOutputs?.includes(k) ? { [SECRET_SIG_KEY]: "", value: v } : v]));
+      if (command === "up" || command === "refresh") record.state = harnessState(engine, stackOutputs, options.generated ?? []);
+      records.push(record);
+    }
+  } finally {
+    await engine.close();
+  }
+  return records;
+}
+
+export interface Comparison {
+  /** Steps compared (a URN in a command). */
+  steps: number;
+  differences: string[];
+}
+
+const show = (value: unknown) => JSON.stringify(value ?? null);
+
+/**
+ * The CLI's requests told apart by resource: walking the engine's operations in order, each takes as
+ * many requests as the harness's next operation of that resource sent. Where the two logs part, one
+ * difference names the resource and both requests (the cut is lost past it).
+ */
+function requestDifferences(label: string, cli: CommandRecord, harness: CommandRecord, programRequest: (line: string) => boolean): string[] {
+  const queues = new Map<string, string[][]>();
+  for (const op of harness.operations) queues.set(op.urn, [...(queues.get(op.urn) ?? []), op.requests ?? []]);
+  const expected: { urn: string; line: string }[] = [];
+  for (const op of cli.operations) for (const line of queues.get(op.urn)?.shift() ?? []) if (!programRequest(line)) expected.push({ urn: op.urn, line });
+  const differences: string[] = [];
+  for (const [urn, left] of queues) {
+    const extra = left.flat();
+    if (extra.length) differences.push(`${label}: ${urn}: the harness ran ${left.length} more operation(s) than the CLI, sending ${extra.join(", ")}`);
+  }
+  const cliLines = cli.requests.filter((l) => !programRequest(l));
+  for (let i = 0; i < Math.max(expected.length, cliLines.length); i++) {
+    if (expected[i]?.line === cliLines[i]) continue;
+    const urn = expected[i]?.urn ?? "after the last operation";
+    differences.push(`${label}: ${urn}: request ${i + 1} of the command is ${cliLines[i] ?? "none"} through the CLI, ${expected[i]?.line ?? "none"} through the harness`);
+    break;
+  }
+  const program = (r: CommandRecord) => r.requests.filter(programRequest).sort();
+  if (show(program(cli)) !== show(program(harness))) differences.push(`${label}: the program's own requests are ${show(program(cli))} through the CLI, ${show(program(harness))} through the harness`);
+  return differences;
+}
+
+/** The places where two values differ, each with both sides (a missing side is undefined). */
+function leafDifferences(a: unknown, b: unknown, at = ""): [string, unknown, unknown][] {
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+  if (isObject(a) && isObject(b)) return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => leafDifferences(a[k], b[k], at ? `${at}.${k}` : k));
+  return show(a) === show(b) ? [] : [[at || "(whole)", a, b]];
+}
+
+/** Compares two sessions of one program command by command. */
+export function compareSessions(name: string, cli: CommandRecord[], harness: CommandRecord[], options: Options = {}): Comparison {
+  const differences: string[] = [];
+  let steps = 0;
+  cli.forEach((c, i) => {
+    const h = harness[i];
+    const label = `${name}: ${c.command} (command ${i + 1})`;
+    const urns = [...new Set([...Object.keys(c.steps), ...Object.keys(h.steps)])];
+    steps += urns.length;
+    for (const urn of urns) {
+      if (show(c.steps[urn]) !== show(h.steps[urn])) differences.push(`${label}: ${urn}: the CLI's step is ${show(c.steps[urn])}, the harness's ${show(h.steps[urn])}`);
+    }
+    if (c.state || h.state) {
+      for (const key of [...new Set([...Object.keys(c.state ?? {}), ...Object.keys(h.state ?? {})])]) {
+        const [a, b] = [c.state?.[key], h.state?.[key]];
+        for (const [at, x, y] of leafDifferences(a, b)) differences.push(`${label}: ${key}: ${at}: through the CLI ${show(x)}, through the harness ${show(y)}`);
+      }
+    }
+    differences.push(...requestDifferences(label, c, h, options.programRequest ?? (() => false)));
+  });
+  return { steps, differences };
+}
+
+/** Where each test file of the run adds its counts, for the run's closing line (see summary-reporter.js). */
+export function recordComparison(program: string, comparison: Comparison): void {
+  const root = process.env.KEEPSTACK_ENGINE_RUN;
+  const line = `differential: ${program}: ${comparison.steps} steps compared, ${comparison.differences.length} differences`;
+  console.log([line, ...comparison.differences].join("\n"));
+  if (root) fs.appendFileSync(path.join(root, "differential.jsonl"), `${JSON.stringify({ program, steps: comparison.steps, differences: comparison.differences.length })}\n`);
+}
