@@ -4,8 +4,6 @@
  * request of that step, at most one re-run, then the checks that state and services agree, and a
  * destroy that must leave nothing of the case behind. The fault matrix and the check fuzz share it.
  */
-import * as pulumi from "@pulumi/pulumi";
-import * as pkg from "pulumi-keepstack";
 import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
 import { nameSettingsAs } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
@@ -16,7 +14,8 @@ import type { RequestRecord } from "../../emulator/common";
 import { registeredResources } from "../../resources/registry";
 import { EngineError, Engine, Program, RunResult, Step } from "../../harness";
 import { clustersOutOfReplication, serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
-import { pluginResource, pluginToken } from "../support/plugin-sdk";
+import { pluginToken } from "../support/plugin-sdk";
+import { declare, DeclaredProgram } from "../support/declared-program";
 import type { Lane } from "./services";
 
 /**
@@ -138,10 +137,6 @@ export interface Outcome {
 export interface Reference {
   afterStep: number;
   afterDestroy: number;
-}
-
-function classOf(path: string): new (name: string, args: unknown, opts?: unknown) => unknown {
-  return path.split(".").reduce((o: any, key) => o[key], pkg) as never;
 }
 
 /** A request named in a message; an upload names its URL `<upload-url>` (the URL is the credential, never shown). */
@@ -303,15 +298,16 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
   lane.servers.forEach((s) => s.faults.clear());
   const baseline = await lane.census();
   const listBaseline = await listed(lane, entry);
-  const Resource = classOf(entry.path);
   const check = (message: string, faulted?: RequestRecord) => outcome.problems.push(...messageProblems(message, entry, lane.secrets, faulted));
-  let prerequisites: Program = () => ({});
+  /** The resources the case's inputs need, and the program of them alone. */
+  let needed: DeclaredProgram = { resources: [] };
+  const prerequisites: Program = () => declare(needed);
   let program: Program = prerequisites;
   try {
     // A case may leave "main" a secondary (a fuzzed replication input): that would change the next case's service.
     if (env.clusters) clustersOutOfReplication(env);
     await entry.sample.prepare?.(env);
-    if (entry.sample.prerequisites) prerequisites = await entry.sample.prerequisites(env, name);
+    if (entry.sample.prerequisites) needed = await entry.sample.prerequisites(env, name);
     const before = entry.sample.prerequisites ? (await engine.up(prerequisites)).outputs : {};
     let inputs = await entry.sample.inputs(env, name, before);
     if (options.inputs) inputs = options.inputs(inputs);
@@ -320,34 +316,30 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
       throw new Skip();
     }
     const door = options.door ?? "dynamic";
-    const declare = (values: SampleInputs): Program => () => {
-      const out = prerequisites();
-      // The inputs name the prerequisites by the plain values of an earlier run: the resource depends
-      // on them as a program passing their outputs would, so it is deleted before them.
-      const dependsOn = Object.values((out ?? {}) as Record<string, unknown>).flatMap((v) => (pulumi.Output.isInstance(v) ? [...(v as unknown as { resources(): Set<pulumi.Resource> }).resources()] : []));
-      if (door === "plugin") pluginResource(entry.type, name, values, { dependsOn });
-      else new Resource(name, values, { dependsOn });
-      return out;
-    };
+    // The inputs name the prerequisites by the plain values of an earlier run: the resource depends
+    // on those its inputs came from, as a program passing their outputs would, so it is deleted before them.
+    const dependsOn = [...new Set(Object.values(needed.outputs ?? {}).map(([resource]) => resource))];
+    const withResource = (values: SampleInputs): Program => () =>
+      declare({ resources: [...needed.resources, { door, type: entry.type, path: entry.path, name, inputs: values, dependsOn }], outputs: needed.outputs });
     /** Checks of the step's own result, made once it ran without a fault. */
     let afterRun: (result: unknown) => Promise<void> = async () => undefined;
     let run: () => Promise<unknown>;
-    if (step !== "create") await engine.up(declare(inputs));
+    if (step !== "create") await engine.up(withResource(inputs));
     switch (step) {
       case "create":
-        program = declare(inputs);
+        program = withResource(inputs);
         run = () => engine.up(program);
         break;
       case "update":
       case "replace": {
         const held = resourceOf(engine, entry, door, name);
-        program = declare(step === "update" ? await entry.sample.change!(inputs, env) : await entry.sample.replacement!(inputs, env, before));
+        program = withResource(step === "update" ? await entry.sample.change!(inputs, env) : await entry.sample.replacement!(inputs, env, before));
         run = () => engine.up(program);
         afterRun = async (result) => detailedDiffProblems(entry, door, name, held.inputs, result, outcome);
         break;
       }
       case "refresh":
-        program = declare(inputs);
+        program = withResource(inputs);
         {
           const urn = resourceOf(engine, entry, door, name).urn;
           run = () => refreshOne(engine, urn);
@@ -361,14 +353,14 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         const declared = entry.sample.change ? await entry.sample.change(inputs, env) : inputs;
         // The object stays on the service; the program forgets it and adopts it back, changed.
         engine.state.delete(resourceOf(engine, entry, door, name).urn);
-        program = declare({ ...declared, adopt: true });
+        program = withResource({ ...declared, adopt: true });
         run = () => engine.up(program);
         break;
       }
       case "import": {
         // The object stays on the service; a stack that never had it imports it by its ID alone.
         const held = resourceOf(engine, entry, door, name);
-        program = declare(inputs);
+        program = withResource(inputs);
         /** The inputs the import could not answer. */
         let added: string[] = [];
         run = async () => {
@@ -377,7 +369,7 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
           // The program the CLI writes from the answer, and what the service never shows (credentials), which the user adds.
           const answered = imported.resources[0].inputs;
           added = Object.keys(inputs).filter((k) => inputs[k] !== undefined && answered[k] === undefined);
-          program = declare({ ...answered, ...Object.fromEntries(added.map((k) => [k, inputs[k]])) });
+          program = withResource({ ...answered, ...Object.fromEntries(added.map((k) => [k, inputs[k]])) });
           return imported;
         };
         afterRun = async () => {
@@ -394,7 +386,7 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         // Someone changes the object on the service; a refresh takes it in; an up converges it back.
         const held = resourceOf(engine, entry, door, name);
         const changed = await entry.sample.change!(inputs, env);
-        program = declare(inputs);
+        program = withResource(inputs);
         /** The changed inputs a read of the service shows (a local setting, such as a timeout, it does not). */
         let readable: string[] = [];
         run = async () => {

@@ -14,6 +14,7 @@ import { machineOf } from "../../provider/machines";
 import { ResourceSpec } from "../../provider/spec";
 import { Entry, entries, pluginStepsOf } from "../campaigns/cases";
 import { pluginConfigOf, pluginResource, pluginToken, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";
+import { declare } from "../support/declared-program";
 import { run } from "../support/real-engine";
 import type { SampleEnv } from "../support/samples";
 
@@ -63,7 +64,7 @@ export async function makeCluster(emu: Emulator, postgresConnectionString: strin
     const programs = await Promise.all(made.map(async (entry) => entry.sample.prerequisites?.(env, names.get(entry.type)!)));
     const needed = await maker.up(async () => {
       const out: Record<string, unknown> = {};
-      for (const [i, program] of programs.entries()) if (program) out[made[i].type] = await program();
+      for (const [i, program] of programs.entries()) if (program) out[made[i].type] = declare(program);
       return out;
     });
     for (const entry of made) {
@@ -71,7 +72,7 @@ export async function makeCluster(emu: Emulator, postgresConnectionString: strin
     }
     await maker.up(async () => {
       const out: Record<string, unknown> = {};
-      for (const [i, program] of programs.entries()) if (program) out[made[i].type] = await program();
+      for (const [i, program] of programs.entries()) if (program) out[made[i].type] = declare(program);
       for (const entry of made) pluginResource(entry.type, names.get(entry.type)!, inputs.get(entry.type)!);
       return out;
     });

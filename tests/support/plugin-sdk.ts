@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../../emulator";
+import { generatedResource } from "./declared-program";
 
 interface PropertySpec {
   secret?: boolean;
@@ -41,13 +42,6 @@ export const pluginToken = (type: string): string => `keepstack:${type}`;
 
 export type PluginResource = pulumi.CustomResource & Record<string, pulumi.Output<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The class a generated SDK derives for each resource; ours takes the token as an argument. */
-class GeneratedResource extends pulumi.CustomResource {
-  constructor(token: string, name: string, props: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    super(token, name, props, opts);
-  }
-}
-
 class GeneratedProvider extends pulumi.ProviderResource {
   constructor(name: string, props: Record<string, unknown>, opts: pulumi.ResourceOptions) {
     super("keepstack", name, props, opts);
@@ -59,16 +53,7 @@ class GeneratedProvider extends pulumi.ProviderResource {
  * given, so a check that names them can be tested (a generated SDK would not compile them).
  */
 export function pluginResource(type: string, name: string, args: Record<string, unknown>, opts: pulumi.CustomResourceOptions = {}): PluginResource {
-  const token = pluginToken(type);
-  const spec = pluginSchema().resources[token];
-  if (!spec) throw new Error(`${token} is not in schema.json`);
-  const props: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) props[key] = value !== undefined && spec.inputProperties[key]?.secret ? pulumi.secret(value) : value;
-  for (const key of Object.keys(spec.properties)) if (!(key in props)) props[key] = undefined;
-  const secretOutputs = Object.entries(spec.properties)
-    .filter(([, p]) => p.secret)
-    .map(([key]) => key);
-  return new GeneratedResource(token, name, props, { ...opts, additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...secretOutputs] }) as PluginResource;
+  return generatedResource(pluginToken(type), name, args, opts) as PluginResource;
 }
 
 /** An explicit provider of the plugin (`pulumi:providers:keepstack`), as a generated SDK declares it. */

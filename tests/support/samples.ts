@@ -10,8 +10,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { generateKeyPairSync } from "node:crypto";
 import * as openpgp from "openpgp";
-import { keep, workspaces } from "pulumi-keepstack";
-import type { Program } from "../../harness";
+import { shortTypeOf, tokenOf } from "../../provider/spec";
+import { registeredResources } from "../../resources/registry";
+import type { DeclaredProgram, DeclaredResource } from "./declared-program";
 import type { KeepEmulator } from "../../emulator/keep";
 import type { KeepCluster } from "../../emulator/keep/replication";
 import type { MeshEmulator } from "../../emulator/mesh";
@@ -151,10 +152,11 @@ export interface ServiceSample {
    */
   prepare?(env: SampleEnv): void | Promise<void>;
   /**
-   * The resources the inputs need, as a program whose stack outputs (plain values) go to `inputs`.
-   * Every resource it declares is named after `name`, so samples of several cases never collide.
+   * The resources the inputs need, as a program (of the dynamic door) whose stack outputs (plain
+   * values) go to `inputs`. Every resource it declares is named after `name`, so samples of several
+   * cases never collide.
    */
-  prerequisites?(env: SampleEnv, name: string): Program | Promise<Program>;
+  prerequisites?(env: SampleEnv, name: string): DeclaredProgram | Promise<DeclaredProgram>;
   /** Valid inputs of a resource named `name` (its natural ID derives from it where it has one). */
   inputs(env: SampleEnv, name: string, prerequisites: Record<string, any>): SampleInputs | Promise<SampleInputs>;
   /** An in-place change of `inputs` (an operation: any change, which runs it again). */
@@ -264,6 +266,13 @@ function activationToken(env: SampleEnv, id: string): string {
   return main.replication.issueToken(id, "30m", "", main.rootToken).token;
 }
 
+/** A prerequisite: a resource of the dynamic door, by its short type. */
+function prerequisite(type: string, name: string, inputs: Record<string, unknown>, dependsOn?: string[]): DeclaredResource {
+  const found = registeredResources.find(({ spec }) => shortTypeOf(tokenOf(spec)) === type);
+  if (!found) throw new Error(`${type} is not a registered resource type`);
+  return { door: "dynamic", type, path: found.path, name, inputs, ...(dependsOn ? { dependsOn } : {}) };
+}
+
 /** Triggers run an operation again: the in-place change of every operation. */
 const rerun = (inputs: SampleInputs): SampleInputs => ({ ...inputs, triggers: ["again"] });
 /** A new name: the replacement of every object its name identifies. */
@@ -315,12 +324,14 @@ export const serviceSamples: Record<string, ServiceSample> = {
     replacement: renamed,
   },
   "keep:SyncAssociation": {
-    prerequisites: (_env, name) => () => {
-      const secret = new keep.kv.Secret(`${name}-secret`, { path: `${name}/db`, data: { user: "app" } });
-      const other = new keep.kv.Secret(`${name}-other`, { path: `${name}/cache`, data: { user: "app" } });
-      const destination = new keep.sync.CloudASmDestination(`${name}-dest`, { name: `${name}-dest`, region: "eu-west-1" });
-      return { secretName: secret.path, otherSecretName: other.path, destinationName: destination.name };
-    },
+    prerequisites: (_env, name) => ({
+      resources: [
+        prerequisite("keep:KvSecret", `${name}-secret`, { path: `${name}/db`, data: { user: "app" } }),
+        prerequisite("keep:KvSecret", `${name}-other`, { path: `${name}/cache`, data: { user: "app" } }),
+        prerequisite("keep:SyncCloudASmDestination", `${name}-dest`, { name: `${name}-dest`, region: "eu-west-1" }),
+      ],
+      outputs: { secretName: [`${name}-secret`, "path"], otherSecretName: [`${name}-other`, "path"], destinationName: [`${name}-dest`, "name"] },
+    }),
     inputs: (_env, _name, pre) => ({ destinationType: "cloudA-sm", destinationName: pre.destinationName, mount: "secret", secretName: pre.secretName }),
     // Another secret: the new association is set, then the old one removed.
     replacement: (i, _env, pre) => ({ ...i, secretName: pre.otherSecretName }),
@@ -368,32 +379,24 @@ export const serviceSamples: Record<string, ServiceSample> = {
   },
   "keep:TransformStoreSchema": {
     prepare: transformMount,
-    prerequisites: (env, name) => () => {
-      const store = new keep.transform.Store(`${name}-store`, {
-        name: `${name}-store`,
-        driver: "postgres",
-        connectionString: env.postgresConnectionString,
-        username: "tokens",
-        password: "pw",
-      });
-      return { store: store.name };
-    },
+    prerequisites: (env, name) => ({
+      resources: [
+        prerequisite("keep:TransformStore", `${name}-store`, { name: `${name}-store`, driver: "postgres", connectionString: env.postgresConnectionString, username: "tokens", password: "pw" }),
+      ],
+      outputs: { store: [`${name}-store`, "name"] },
+    }),
     inputs: (_env, _name, pre) => ({ store: pre.store, username: "admin", password: "ddl-password" }),
     change: rerun,
   },
   "keep:TransformEncodedValue": {
     prepare: transformMount,
-    prerequisites: (_env, name) => () => {
-      const card = new keep.transform.Transformation(`${name}-card`, {
-        name: `${name}-card`,
-        type: "fpe",
-        template: "builtin/creditcardnumber",
-        tweakSource: "internal",
-        allowedRoles: [`${name}-role`],
-      });
-      const role = new keep.transform.Role(`${name}-role`, { name: `${name}-role`, transformations: [`${name}-card`] }, { dependsOn: [card] });
-      return { role: role.name, transformation: card.name };
-    },
+    prerequisites: (_env, name) => ({
+      resources: [
+        prerequisite("keep:TransformTransformation", `${name}-card`, { name: `${name}-card`, type: "fpe", template: "builtin/creditcardnumber", tweakSource: "internal", allowedRoles: [`${name}-role`] }),
+        prerequisite("keep:TransformRole", `${name}-role`, { name: `${name}-role`, transformations: [`${name}-card`] }, [`${name}-card`]),
+      ],
+      outputs: { role: [`${name}-role`, "name"], transformation: [`${name}-card`, "name"] },
+    }),
     inputs: (_env, _name, pre) => ({ role: pre.role, transformation: pre.transformation, value: "4111-1111-1111-1111" }),
     change: (i) => ({ ...i, value: "5555-5555-5555-4444" }),
   },
@@ -415,22 +418,23 @@ export const serviceSamples: Record<string, ServiceSample> = {
   },
   "keep:CloudRotateRoot": {
     prepare: cloudMount,
-    prerequisites: (_env, name) => () => {
+    prerequisites: (_env, name) => {
       // A rotation revokes the key it replaces for good: each case declares a key of its own.
       const accessKey = `AKIA${name.toUpperCase().replace(/[^A-Z0-9]/g, "")}`.padEnd(20, "0").slice(0, 20);
-      const root = new keep.cloud.RootConfig(`${name}-root`, { accessKey, secretKey: "declared-secret" });
-      return { mount: root.mount };
+      return { resources: [prerequisite("keep:CloudRootConfig", `${name}-root`, { accessKey, secretKey: "declared-secret" })], outputs: { mount: [`${name}-root`, "mount"] } };
     },
     inputs: (_env, _name, pre) => ({ mount: pre.mount }),
     change: rerun,
   },
   "keep:CloudCredentials": {
     prepare: cloudMount,
-    prerequisites: (_env, name) => () => {
-      new keep.cloud.RootConfig(`${name}-root`, { accessKey: "AKIADECLAREDCREDS001", secretKey: "declared-secret" });
-      const role = new keep.cloud.Role(`${name}-role`, { name: `${name}-role`, credentialType: "assumed_role", roleArns: [ROLE_ARN] });
-      return { role: role.name };
-    },
+    prerequisites: (_env, name) => ({
+      resources: [
+        prerequisite("keep:CloudRootConfig", `${name}-root`, { accessKey: "AKIADECLAREDCREDS001", secretKey: "declared-secret" }),
+        prerequisite("keep:CloudRole", `${name}-role`, { name: `${name}-role`, credentialType: "assumed_role", roleArns: [ROLE_ARN] }),
+      ],
+      outputs: { role: [`${name}-role`, "name"] },
+    }),
     inputs: (_env, _name, pre) => ({ role: pre.role, roleArn: ROLE_ARN, ttl: "1h" }),
     change: (i) => ({ ...i, ttl: "2h" }),
   },
@@ -445,15 +449,9 @@ export const serviceSamples: Record<string, ServiceSample> = {
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;
-      return () => {
-        const r = new keep.Rekey(`${name}-rekey`, {
-          secretShares: 3,
-          secretThreshold: 2,
-          pgpKeys: pairs.map((p) => p.publicKey),
-          requireVerification: true,
-          unsealKeys,
-        });
-        return { nonce: r.verificationNonce, encrypted: r.encryptedKeysBase64 };
+      return {
+        resources: [prerequisite("keep:Rekey", `${name}-rekey`, { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), requireVerification: true, unsealKeys })],
+        outputs: { nonce: [`${name}-rekey`, "verificationNonce"], encrypted: [`${name}-rekey`, "encryptedKeysBase64"] },
       };
     },
     inputs: async (_env, _name, pre) => {
@@ -468,9 +466,9 @@ export const serviceSamples: Record<string, ServiceSample> = {
     prerequisites: async (env, name) => {
       const pairs = await pgpKeys();
       const unsealKeys = env.keep.seal.shares().keys;
-      return () => {
-        const r = new keep.Rekey(`${name}-rekey`, { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), backup: true, unsealKeys });
-        return { nonce: r.nonce };
+      return {
+        resources: [prerequisite("keep:Rekey", `${name}-rekey`, { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), backup: true, unsealKeys })],
+        outputs: { nonce: [`${name}-rekey`, "nonce"] },
       };
     },
     inputs: (_env, _name, pre) => ({ nonce: pre.nonce, confirmSharesReceived: true }),
@@ -483,10 +481,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     replacement: (i) => ({ ...i, name: `${i.name}-r`, sourceName: "keepstack" }),
   },
   "workspaces:ConfigurationVersion": {
-    prerequisites: (_env, name) => () => {
-      const ws = new workspaces.Workspace(`${name}-ws`, { name: `${name}-ws` });
-      return { workspaceId: ws.id };
-    },
+    prerequisites: (_env, name) => ({ resources: [prerequisite("workspaces:Workspace", `${name}-ws`, { name: `${name}-ws` })], outputs: { workspaceId: [`${name}-ws`, "id"] } }),
     inputs: (env, name, pre) => ({ workspaceId: pre.workspaceId, directory: serviceConfigurationDirectory(env, name) }),
     change: (i) => ({ ...i, uploadTimeoutSeconds: 90 }),
     // Other files: a new version is uploaded, then the old one archived.
