@@ -24,10 +24,13 @@ import { CliStep, expectNoComplaints, operationsOf, plannedStepsOf, Project, Ran
 
 export type Command = "preview" | "up" | "refresh" | "destroy";
 
-/** A command of a session, with the program's files as they are for it (written before it runs, for both engines). */
+/**
+ * A command of a session, with the program's files as they are for it (written before it runs), or
+ * made from the session's records so far (a program whose inputs name what an earlier run made).
+ */
 export interface SessionCommand {
   command: Command;
-  files?: Record<string, string>;
+  files?: Record<string, string> | ((previous: CommandRecord[]) => Promise<Record<string, string>>);
 }
 
 export interface StepRecord {
@@ -44,6 +47,8 @@ export interface CommandRecord {
   steps: Record<string, StepRecord>;
   /** After up and refresh: each resource's inputs and outputs in the state, and the stack's outputs, normalized. */
   state?: Record<string, unknown>;
+  /** After up: the stack's outputs as plain values (secrets revealed), for the next command's program. */
+  stackOutputs?: Record<string, unknown>;
   /** Every request the services received during the command (`service METHOD url`, normalized), in order. */
   requests: string[];
   /**
@@ -106,16 +111,24 @@ export function normalize(value: unknown, generated: readonly string[] = [], key
   return value;
 }
 
+/** Looks made by a machine: digits among letters, or letters of both cases. */
+const opaque = (token: string) => (/\d/.test(token) && /[A-Za-z]/.test(token)) || (/[a-z]/.test(token) && /[A-Z]/.test(token));
+
 function maskString(text: string): string {
-  return text
-    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, "<loopback>")
-    .replace(/\b[a-z]+_[0-9a-f]{8}\b/g, "<accessor>")
-    // A reference's fingerprint (design §8) is salted afresh.
-    .replace(/^scrypt\$[^$]+\$[^$]+$/, "scrypt$<salt>$<hash>")
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
-    .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?/g, "<time>")
-    .replace(/\b([a-z]{2,4})-(?=[A-Za-z]*\d)[A-Za-z0-9]{8,}\b/g, "$1-<id>")
-    .replace(/[A-Za-z0-9+_.=-]{16,}/g, (token) => (/\d/.test(token) && /[A-Za-z]/.test(token) ? "<opaque>" : token));
+  // A key, a share, a token or a ciphertext in base64, whole.
+  if (/^[A-Za-z0-9+/_-]{16,}={0,2}$/.test(text) && opaque(text)) return "<opaque>";
+  return (
+    text
+      .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, "<loopback>")
+      .replace(/\b[a-z]+_[0-9a-f]{8}\b/g, "<accessor>")
+      // A reference's fingerprint (design §8) is salted afresh.
+      .replace(/^scrypt\$[^$]+\$[^$]+$/, "scrypt$<salt>$<hash>")
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
+      .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?/g, "<time>")
+      // The workspace service's identifiers: a prefix and 16 letters and digits.
+      .replace(/\b([a-z]{2,4})-[A-Za-z0-9]{16}\b/g, "$1-<id>")
+      .replace(/[A-Za-z0-9+_.=-]{16,}/g, (token) => (opaque(token) ? "<opaque>" : token))
+  );
 }
 
 /**
@@ -142,19 +155,34 @@ const pulumiArgs: Record<Command, string[]> = {
   destroy: ["destroy", "--yes", "--skip-preview", "--json", "--parallel", "1"],
 };
 
-function writeFiles(dir: string, files: Record<string, string> | undefined): void {
-  for (const [file, text] of Object.entries(files ?? {})) fs.writeFileSync(path.join(dir, file), text);
+async function writeFiles(dir: string, files: SessionCommand["files"], previous: CommandRecord[]): Promise<void> {
+  const written = typeof files === "function" ? await files(previous) : files;
+  for (const [file, text] of Object.entries(written ?? {})) fs.writeFileSync(path.join(dir, file), text);
 }
 
-/** The state as the CLI's export holds it (secrets shown), normalized: the program's resources by URN, and the stack's outputs. */
-async function cliState(project: Project, generated: readonly string[]): Promise<Record<string, unknown>> {
+/** A value of the CLI's export with its secrets revealed. */
+function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (value && typeof value === "object") {
+    const object = value as Record<string, unknown>;
+    if (SECRET_SIG_KEY in object) return revealed(JSON.parse(String(object.plaintext)));
+    return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, revealed(v)]));
+  }
+  return value;
+}
+
+/** The state as the CLI's export holds it (secrets shown), normalized: the program's resources by URN, and the stack's outputs; and those outputs plain. */
+async function cliState(project: Project, generated: readonly string[]): Promise<{ state: Record<string, unknown>; stackOutputs: Record<string, unknown> }> {
   const { deployment } = await project.exportStack(true);
   const state: Record<string, unknown> = {};
+  let stackOutputs: Record<string, unknown> = {};
   for (const r of deployment.resources ?? []) {
-    if (r.type === "pulumi:pulumi:Stack") state["stack outputs"] = normalize(r.outputs ?? {}, generated);
-    else if (!r.type.startsWith("pulumi:providers:")) state[r.urn] = { inputs: normalize(r.inputs ?? {}, generated), outputs: normalize(r.outputs ?? {}, generated) };
+    if (r.type === "pulumi:pulumi:Stack") {
+      state["stack outputs"] = normalize(r.outputs ?? {}, generated);
+      stackOutputs = revealed(r.outputs ?? {}) as Record<string, unknown>;
+    } else if (!r.type.startsWith("pulumi:providers:")) state[r.urn] = { inputs: normalize(r.inputs ?? {}, generated), outputs: normalize(r.outputs ?? {}, generated) };
   }
-  return state;
+  return { state, stackOutputs };
 }
 
 /** A session through the real CLI: the stack is made and configured first; `afterCommand` sees each record as it is made (and the services then). */
@@ -164,7 +192,7 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
   await project.stack("dev", run.config, run.secrets);
   const records: CommandRecord[] = [];
   for (const { command, files } of commands) {
-    writeFiles(project.dir, files);
+    await writeFiles(project.dir, files, records);
     const from = requests.length;
     const ran = await project.pulumi(pulumiArgs[command], { env: run.env });
     const record: CommandRecord = {
@@ -174,7 +202,11 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
       operations: command === "preview" ? [] : operationsOf(ran),
       ran,
     };
-    if (command === "up" || command === "refresh") record.state = await cliState(project, options.generated ?? []);
+    if (command === "up" || command === "refresh") {
+      const { state, stackOutputs } = await cliState(project, options.generated ?? []);
+      record.state = state;
+      if (command === "up") record.stackOutputs = stackOutputs;
+    }
     records.push(record);
     await afterCommand?.(record);
   }
@@ -212,7 +244,7 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
   let stackOutputs: Record<string, unknown> | undefined;
   try {
     for (const { command, files } of commands) {
-      writeFiles(run.project.dir, files);
+      await writeFiles(run.project.dir, files, records);
       const from = requests.length;
       operations = [];
       let result: RunResult;
@@ -223,6 +255,7 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
       }
       const record: CommandRecord = { command, steps: stepRecords(command, result.steps), requests: requests.slice(from).map(maskString), operations };
       // The stack's outputs are the last up's (a refresh leaves them), secret ones marked as in the CLI's state.
+      if (command === "up") record.stackOutputs = result.outputs;
       if (command === "up") stackOutputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, result.secretOutputs?.includes(k) ? { [SECRET_SIG_KEY]: "", value: v } : v]));
       if (command === "up" || command === "refresh") record.state = harnessState(engine, stackOutputs, options.generated ?? []);
       records.push(record);
