@@ -129,7 +129,7 @@ export type Program = () => unknown | Promise<unknown>;
 export interface EngineOptions {
   project: string;
   stack?: string;
-  /** Stack configuration, e.g. `{ "keep:address": "http://127.0.0.1:8200" }`. */
+  /** Stack configuration, e.g. `{ "keep:address": "http://127.0.0.1:8200" }`; a key without a namespace is the project's. */
   config?: Record<string, string>;
   /** Config keys that are secrets (the program sees them as secrets). */
   secretConfig?: string[];
@@ -331,9 +331,20 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.options = { stack: "dev", cwd: process.cwd(), ...options };
+    this.options.config = this.namespaced(options.config);
+    this.options.secretConfig = options.secretConfig?.map((key) => this.namespacedKey(key));
     this.limiter = new Limiter(options.parallel ?? 16);
     const progress = options.progress;
     this.report = typeof progress === "function" ? progress : progress ? (line) => process.stderr.write(`${line}\n`) : undefined;
+  }
+
+  /** A key without a namespace is the project's, as `pulumi config set drAddress` stores it (`<project>:drAddress`). */
+  private namespacedKey(key: string): string {
+    return key.includes(":") ? key : `${this.options.project}:${key}`;
+  }
+
+  private namespaced(config: Record<string, string> | undefined): Record<string, string> | undefined {
+    return config && Object.fromEntries(Object.entries(config).map(([key, value]) => [this.namespacedKey(key), value]));
   }
 
   /** A host started: what it says reaches the progress as it comes. */
@@ -464,7 +475,7 @@ export class Engine {
 
   /** Replaces the stack configuration, and the providers' environment when given (the hosts are restarted so they see it). */
   async setConfig(config: Record<string, string>, env?: Record<string, string | undefined>): Promise<void> {
-    this.options.config = config;
+    this.options.config = this.namespaced(config);
     if (env) this.options.env = env;
     await this.close();
   }

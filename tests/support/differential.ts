@@ -239,12 +239,16 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
   };
   const project = /^name:\s*(\S+)/m.exec(run.project.read("Pulumi.yaml"))![1];
   const engine = new Engine({ project, stack: "dev", cwd: run.project.dir, config: run.config, secretConfig: run.secrets, env: run.env, parallel: 1, onOperation });
-  const program = programFile(path.join(run.project.dir, run.main));
   const records: CommandRecord[] = [];
   let stackOutputs: Record<string, unknown> | undefined;
   try {
     for (const { command, files } of commands) {
       await writeFiles(run.project.dir, files, records);
+      // jest keeps a module it has loaded (a program of top-level statements would declare nothing
+      // the second time): each command loads the program from a copy of its own.
+      const copy = path.join(run.project.dir, `.harness-${records.length}-${path.basename(run.main)}`);
+      fs.copyFileSync(path.join(run.project.dir, run.main), copy);
+      const program = programFile(copy);
       const from = requests.length;
       operations = [];
       let result: RunResult;

@@ -212,9 +212,9 @@ export interface ProjectOptions {
    */
   typeCheck?: boolean;
   /**
-   * The project's `@pulumi/pulumi` is this checkout's (a link to it), so the harness can run the
-   * project's program in the test's own process with the SDK the CLI's run used (the differential
-   * test): one SDK instance, whose runtime the harness drives.
+   * The project's `@pulumi/pulumi` (and its generated SDK's) is this checkout's (a link to it), so
+   * the harness can run the project's program in the test's own process with the SDK the CLI's run
+   * used (the differential test): one SDK instance, whose runtime the harness drives.
    */
   checkoutSdk?: boolean;
 }
@@ -267,10 +267,16 @@ export class Project {
     const project = new Project(dir, options.name, { ...transpileOnly, ...options.env });
     if (options.node) await project.installPackage(options.node);
     if (options.checkoutSdk) {
-      const sdk = path.join(dir, "node_modules", "@pulumi", "pulumi");
-      fs.rmSync(sdk, { recursive: true, force: true });
-      fs.mkdirSync(path.dirname(sdk), { recursive: true });
-      fs.symlinkSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), sdk);
+      // The project's and a generated SDK's (sdks/<name>/node_modules), where there is one.
+      const sdks = path.join(dir, "sdks");
+      const folders = [dir, ...(fs.existsSync(sdks) ? fs.readdirSync(sdks).map((name) => path.join(sdks, name)) : [])];
+      for (const folder of folders) {
+        const sdk = path.join(folder, "node_modules", "@pulumi", "pulumi");
+        if (folder !== dir && !fs.existsSync(sdk)) continue;
+        fs.rmSync(sdk, { recursive: true, force: true });
+        fs.mkdirSync(path.dirname(sdk), { recursive: true });
+        fs.symlinkSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), sdk);
+      }
     }
     return project;
   }

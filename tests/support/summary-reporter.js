@@ -6,6 +6,8 @@
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     process.stdout.write(`${summaryLine(results)}\n`);
+    const differential = differentialLine(process.env.KEEPSTACK_ENGINE_RUN);
+    if (differential) process.stdout.write(`${differential}\n`);
     // Set by jest.config.js when no Pulumi CLI was found outside CI.
     if (process.env.KEEPSTACK_REAL_ENGINE_NOT_RUN) process.stdout.write(`${process.env.KEEPSTACK_REAL_ENGINE_NOT_RUN}\n`);
   }
@@ -20,5 +22,22 @@ function summaryLine(results) {
   return `${results.numPassedTests} passed, ${failed} failed${notes.length ? `, ${notes.join(", ")}` : ""}`;
 }
 
+/**
+ * The differential test's totals (tests/support/differential.ts): each of its programs adds a line to
+ * the run's folder as it is compared; undefined when none was.
+ */
+function differentialLine(runFolder) {
+  const file = runFolder && require("node:path").join(runFolder, "differential.jsonl");
+  if (!file || !require("node:fs").existsSync(file)) return undefined;
+  const programs = require("node:fs")
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const sum = (key) => programs.reduce((n, p) => n + p[key], 0);
+  return `differential test (real CLI against the harness): ${programs.length} programs, ${sum("steps")} steps compared, ${sum("differences")} differences`;
+}
+
 module.exports = SummaryReporter;
 module.exports.summaryLine = summaryLine;
+module.exports.differentialLine = differentialLine;
