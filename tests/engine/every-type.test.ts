@@ -1,16 +1,17 @@
 /**
  * Every resource type through both doors, under the real CLI and through the harness (design §15):
- * the fault matrix's programs without faults (tests/support/samples.ts), all types in one program
- * per door, each type's resource through the door under test and its prerequisites through the
- * dynamic one, as the matrix declares them. The session: up of the prerequisites, up of everything
- * (each type's create), a preview and an up of each type's in-place change, an up of each type's
- * replacement, refresh, destroy. Then the same session through the harness against an emulator that
- * starts alike, and the two compared step by step (tests/support/differential.ts).
+ * the fault matrix's programs without faults (tests/support/samples.ts), all of them in one
+ * program, each type once through each door (its prerequisites through the dynamic one, as the
+ * matrix declares them). The session: up of the prerequisites, up of everything (each type's
+ * create), a preview and an up of each type's in-place change, an up of each type's replacement,
+ * refresh, destroy. Then the same session through the harness against an emulator that starts
+ * alike, and the two compared step by step (tests/support/differential.ts).
  *
  * A type that acts on what a cluster has once (its replication, its seal, its cloud engine's root
- * configuration) gets a cluster of its own (`cluster: "t7"`, a replication type a second one for its
- * secondary), so one program holds them all. The emulators do their work at once (uploads, partition
- * deletion, the cloud's consistency), so both engines meet the same answers however loaded the machine is.
+ * configuration, the sync configuration) gets a cluster of its own for each door (`cluster: "d7"`, a
+ * replication type a second one for its secondary), so one program holds them all. The emulators do
+ * their work at once (uploads, partition deletion, the cloud's consistency), so both engines meet the
+ * same answers however loaded the machine is.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -27,22 +28,31 @@ import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
 import type { SampleEnv, SampleInputs } from "../support/samples";
 
 /** Types that act on what a cluster has once. */
-const OWN_CLUSTER = /^keep:(Replication|Rekey|Cloud)/;
+const OWN_CLUSTER = /^keep:(Replication|Rekey|Cloud|SyncConfig)/;
+
+type Door = "dynamic" | "plugin";
 
 interface Case {
   entry: Entry;
+  door: Door;
   name: string;
-  /** The type's own cluster, and its secondary's (replication). */
+  /** The case's own cluster, and its secondary's (replication). */
   cluster?: string;
   secondary?: string;
 }
 
-const CASES: Case[] = entries().map((entry, i) => ({
-  entry,
-  name: `dt${i}`,
-  ...(OWN_CLUSTER.test(entry.type) ? { cluster: `t${i}` } : {}),
-  ...(entry.type.startsWith("keep:Replication") ? { secondary: `t${i}-dr` } : {}),
-}));
+const CASES: Case[] = (["dynamic", "plugin"] as const).flatMap((door) =>
+  entries().map((entry, i) => {
+    const name = `${door[0]}t${i}`;
+    return {
+      entry,
+      door,
+      name,
+      ...(OWN_CLUSTER.test(entry.type) ? { cluster: `${door[0]}${i}` } : {}),
+      ...(entry.type.startsWith("keep:Replication") ? { secondary: `${door[0]}${i}-dr` } : {}),
+    };
+  }),
+);
 const CLUSTERS = ["main", "dr", ...CASES.flatMap((c) => [c.cluster, c.secondary].filter((n): n is string => !!n))];
 
 /** The services of one engine's session: an emulator with every cluster, a PostgreSQL, a scratch folder. */
@@ -105,7 +115,7 @@ type Stage = "prerequisites" | "create" | "change" | "replacement";
  * The session's program at each stage, computed from the world it runs against (the samples read
  * its services, and the inputs name what the prerequisites made there).
  */
-function programs(world: World, door: "dynamic" | "plugin") {
+function programs(world: World) {
   const needed = new Map<string, DeclaredProgram>();
   const inputs = new Map<string, SampleInputs>();
   let before: Record<string, unknown> = {};
@@ -137,15 +147,15 @@ function programs(world: World, door: "dynamic" | "plugin") {
       for (const [key, target] of Object.entries(program.outputs ?? {})) outputs[`${c.name}.${key}`] = target;
       if (stage === "prerequisites") continue;
       const dependsOn = [...new Set(Object.values(program.outputs ?? {}).map(([resource]) => resource))];
-      resources.push({ door, type: c.entry.type, path: c.entry.path, name: c.name, inputs: inputs.get(c.name)!, dependsOn });
+      resources.push({ door: c.door, type: c.entry.type, path: c.entry.path, name: c.name, inputs: inputs.get(c.name)!, dependsOn });
     }
     return { resources, outputs };
   };
 }
 
 /** The session of one world; `program.json` is written before each command from the stage's program. */
-function sessionOf(world: World, door: "dynamic" | "plugin"): SessionCommand[] {
-  const at = programs(world, door);
+function sessionOf(world: World): SessionCommand[] {
+  const at = programs(world);
   const stage = (s: Stage) => async (previous: CommandRecord[]) => ({ "program.json": declaredProgramFiles(await at(s, previous))["program.json"] });
   return [
     { command: "up", files: stage("prerequisites") },
@@ -158,8 +168,12 @@ function sessionOf(world: World, door: "dynamic" | "plugin"): SessionCommand[] {
   ];
 }
 
-/** What format-preserving encryption makes is the service's, afresh in each run. */
-const OPTIONS = { generated: ["encodedValue"] };
+/**
+ * What format-preserving encryption makes is the service's, afresh in each run; the mesh's indexes
+ * count every write the service took, so they follow the order of writes across resources, which
+ * is not compared (each resource's own requests are).
+ */
+const OPTIONS = { generated: ["encodedValue", "createIndex", "modifyIndex"] };
 
 const worlds: World[] = [];
 afterAll(async () => {
@@ -170,37 +184,35 @@ afterAll(async () => {
   }
 });
 
-describe.each(["dynamic", "plugin"] as const)("every resource type through the %s door, by the real CLI and by the harness", (door) => {
-  test(
-    "create, change, replacement, refresh and destroy of each type: the same steps, state and requests",
-    async () => {
-      const project = await Project.create({ name: `every-type-${door}`, runtime: "nodejs", node: "typescript", checkoutSdk: true, files: declaredProgramFiles({ resources: [] }) });
-      // The plugin's resources are declared by token, as a generated SDK would: the engine finds the plugin in the package.
-      project.write("Pulumi.yaml", `name: every-type-${door}\nruntime: nodejs\nplugins:\n  providers:\n    - name: keepstack\n      path: ${path.join(project.dir, "node_modules", "pulumi-keepstack", "plugin")}\n`);
-      const run = async (world: World): Promise<ProgramRun> => ({ project, emu: world.emu, main: "index.ts", ...settingsOf(world.emu) });
+test(
+  "every type through each door: create, change, replacement, refresh and destroy take the same steps, leave the same state and send the same requests",
+  async () => {
+    const project = await Project.create({ name: "every-type", runtime: "nodejs", node: "typescript", checkoutSdk: true, files: declaredProgramFiles({ resources: [] }) });
+    // The plugin's resources are declared by token, as a generated SDK would: the engine finds the plugin in the package.
+    project.write("Pulumi.yaml", `name: every-type\nruntime: nodejs\nplugins:\n  providers:\n    - name: keepstack\n      path: ${path.join(project.dir, "node_modules", "pulumi-keepstack", "plugin")}\n`);
+    const run = async (world: World): Promise<ProgramRun> => ({ project, emu: world.emu, main: "index.js", ...settingsOf(world.emu) });
 
-      const cliWorld = await startWorld();
-      worlds.push(cliWorld);
-      const cli = await cliSession(await run(cliWorld), sessionOf(cliWorld, door), OPTIONS);
-      // The CLI's own run did what the program asks: each type made, changed, replaced where it can, and gone.
-      const urnOf = (c: Case) => Object.keys(cli[1].steps).find((urn) => urn.endsWith(`::${c.name}`));
-      for (const c of CASES) {
-        const urn = urnOf(c)!;
-        expect([c.name, c.entry.type, cli[1].steps[urn]?.op]).toEqual([c.name, c.entry.type, "create"]);
-        // An operation runs again on any change: a replacement.
-        if (c.entry.sample.change) expect([c.entry.type, cli[3].steps[urn]?.op]).toEqual([c.entry.type, isOperationSpec(c.entry.spec) ? "replace" : "update"]);
-        if (c.entry.sample.replacement) expect([c.entry.type, cli[4].steps[urn]?.op]).toEqual([c.entry.type, "replace"]);
-        expect([c.entry.type, cli[6].steps[urn]?.op]).toEqual([c.entry.type, "delete"]);
-      }
-      expect(Object.values(cli[5].steps).filter((s) => s.op !== "same")).toEqual([]);
+    const cliWorld = await startWorld();
+    worlds.push(cliWorld);
+    const cli = await cliSession(await run(cliWorld), sessionOf(cliWorld), OPTIONS);
+    // The CLI's own run did what the program asks: each type made, changed, replaced where it can, and gone.
+    for (const c of CASES) {
+      const urn = Object.keys(cli[1].steps).find((u) => u.endsWith(`::${c.name}`))!;
+      const label = `${c.entry.type} through the ${c.door} door`;
+      expect([label, cli[1].steps[urn]?.op]).toEqual([label, "create"]);
+      // An operation runs again on any change: a replacement.
+      if (c.entry.sample.change) expect([label, cli[3].steps[urn]?.op]).toEqual([label, isOperationSpec(c.entry.spec) ? "replace" : "update"]);
+      if (c.entry.sample.replacement) expect([label, cli[4].steps[urn]?.op]).toEqual([label, "replace"]);
+      expect([label, cli[6].steps[urn]?.op]).toEqual([label, "delete"]);
+    }
+    expect(Object.values(cli[5].steps).filter((s) => s.op !== "same")).toEqual([]);
 
-      const harnessWorld = await startWorld();
-      worlds.push(harnessWorld);
-      const harness = await harnessSession(await run(harnessWorld), sessionOf(harnessWorld, door), OPTIONS);
-      const comparison = compareSessions(`every type, ${door} door`, cli, harness, OPTIONS);
-      recordComparison(`every type, ${door} door`, comparison);
-      expect(comparison.differences).toEqual([]);
-    },
-    ENGINE_TIMEOUT,
-  );
-});
+    const harnessWorld = await startWorld();
+    worlds.push(harnessWorld);
+    const harness = await harnessSession(await run(harnessWorld), sessionOf(harnessWorld), OPTIONS);
+    const comparison = compareSessions("every type through both doors", cli, harness, OPTIONS);
+    recordComparison("every type through both doors", comparison);
+    expect(comparison.differences).toEqual([]);
+  },
+  ENGINE_TIMEOUT,
+);

@@ -83,19 +83,22 @@ export function declare(program: DeclaredProgram): Record<string, pulumi.Output<
   return Object.fromEntries(Object.entries(program.outputs ?? {}).map(([key, [name, property]]) => [key, (declared.get(name) as unknown as Record<string, pulumi.Output<unknown>>)[property]]));
 }
 
-/** The program file of a project that runs `program.json` (beside a copy of this file named `declared-program.ts`). */
-export const DECLARED_PROGRAM_MAIN = `import * as fs from "node:fs";
-import * as path from "node:path";
-import { declare } from "./declared-program";
+/** The program file of a project that runs `program.json` (beside this module, `declared-program.js`). */
+export const DECLARED_PROGRAM_MAIN = `const fs = require("node:fs");
+const path = require("node:path");
+const { declare } = require("./declared-program");
 
-export = () => declare(JSON.parse(fs.readFileSync(path.join(__dirname, "program.json"), "utf8")));
+module.exports = () => declare(JSON.parse(fs.readFileSync(path.join(__dirname, "program.json"), "utf8")));
 `;
 
-/** The files of such a project: this module, the program file and the data. */
+/**
+ * The files of such a project: this module compiled to JavaScript (the CLI's Node.js host then
+ * runs the program without loading TypeScript), the program file and the data.
+ */
 export function declaredProgramFiles(program: DeclaredProgram): Record<string, string> {
-  return {
-    "declared-program.ts": fs.readFileSync(path.join(__dirname, "declared-program.ts"), "utf8"),
-    "index.ts": DECLARED_PROGRAM_MAIN,
-    "program.json": JSON.stringify(program, null, 2),
-  };
+  const source = fs.readFileSync(path.join(__dirname, "declared-program.ts"), "utf8");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require("typescript") as typeof import("typescript");
+  const compiled = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+  return { "declared-program.js": compiled, "index.js": DECLARED_PROGRAM_MAIN, "program.json": JSON.stringify(program, null, 2) };
 }

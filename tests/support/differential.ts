@@ -115,6 +115,8 @@ export function normalize(value: unknown, generated: readonly string[] = [], key
 const opaque = (token: string) => (/\d/.test(token) && /[A-Za-z]/.test(token)) || (/[a-z]/.test(token) && /[A-Z]/.test(token));
 
 function maskString(text: string): string {
+  // A cloud access key's ID (the cloud engine makes them, letters and digits by chance).
+  if (/^AKIA[A-Z0-9]{16}$/.test(text)) return "<access key>";
   // A key, a share, a token or a ciphertext in base64, whole.
   if (/^[A-Za-z0-9+/_-]{16,}={0,2}$/.test(text) && opaque(text)) return "<opaque>";
   return (
@@ -194,7 +196,7 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
   for (const { command, files } of commands) {
     await writeFiles(project.dir, files, records);
     const from = requests.length;
-    const ran = await project.pulumi(pulumiArgs[command], { env: run.env });
+    const ran = await project.pulumi(pulumiArgs[command], { env: { PULUMI_SKIP_CHECKPOINTS: "true", ...run.env } });
     const record: CommandRecord = {
       command,
       steps: stepRecords(command, command === "preview" ? plannedStepsOf(ran) : stepsOf(ran)),
