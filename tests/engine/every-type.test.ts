@@ -188,8 +188,12 @@ test(
   "every type through each door: create, change, replacement, refresh and destroy take the same steps, leave the same state and send the same requests",
   async () => {
     const project = await Project.create({ name: "every-type", runtime: "nodejs", node: "typescript", checkoutSdk: true, files: declaredProgramFiles({ resources: [] }) });
-    // The plugin's resources are declared by token, as a generated SDK would: the engine finds the plugin in the package.
-    project.write("Pulumi.yaml", `name: every-type\nruntime: nodejs\nplugins:\n  providers:\n    - name: keepstack\n      path: ${path.join(project.dir, "node_modules", "pulumi-keepstack", "plugin")}\n`);
+    // The plugin's resources are declared by token, as a generated SDK would: the engine finds the
+    // plugin in the package. The program is JavaScript: the Node.js host need not load TypeScript.
+    project.write(
+      "Pulumi.yaml",
+      `name: every-type\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nplugins:\n  providers:\n    - name: keepstack\n      path: ${path.join(project.dir, "node_modules", "pulumi-keepstack", "plugin")}\n`,
+    );
     const run = async (world: World): Promise<ProgramRun> => ({ project, emu: world.emu, main: "index.js", ...settingsOf(world.emu) });
 
     const cliWorld = await startWorld();
