@@ -3,8 +3,8 @@
  * door; the README's program, examples/quickstart, is the dynamic door's, in examples.test.ts), run
  * by the real CLI and then through the harness against an emulator that starts alike, and compared
  * step by step (tests/support/differential.ts): preview, up, a change that updates one resource and
- * replaces another (previewed, then applied), refresh, destroy. Its second cluster is reached
- * through an explicit provider.
+ * replaces another (previewed, then applied), a refresh after someone changed a policy by hand,
+ * destroy. Its second cluster is reached through an explicit provider.
  */
 import { Emulator, startEmulator } from "../../emulator";
 import { cliSession, compareSessions, harnessSession, recordComparison, SessionCommand } from "../support/differential";
@@ -26,7 +26,8 @@ test(
       { command: "up" },
       { command: "preview", files: { "index.ts": changed } },
       { command: "up" },
-      { command: "refresh" },
+      // Someone changes a policy by hand: the refresh takes the service's text in, as the engine reports it.
+      { command: "refresh", before: (emu) => emu.keep.putPolicy("acl", "readers", { policy: 'path "secret/*" { capabilities = ["deny"] }' }) },
       { command: "destroy" },
     ];
     const project = await typescriptSdkProject("docs-plugin-program", program, { checkoutSdk: true });
@@ -39,6 +40,7 @@ test(
     const cli = await cliSession({ project, emu: cliEmu, main: "index.ts", ...pluginSettings(cliEmu) }, session);
     expect(Object.values(cli[1].steps).map((s) => s.op)).toEqual(["create", "create", "create", "create", "create"]);
     expect(Object.values(cli[3].steps).filter((s) => s.op !== "same").map((s) => s.op).sort()).toEqual(["replace", "update"]);
+    expect(Object.entries(cli[4].steps).filter(([, s]) => s.op !== "same")).toEqual([[expect.stringMatching(/::readers$/), { op: "update", detailedDiff: { policy: "update" }, diffs: ["policy"] }]]);
     const harnessEmu = await started();
     const harness = await harnessSession({ project, emu: harnessEmu, main: "index.ts", ...pluginSettings(harnessEmu) }, session);
     const comparison = compareSessions("docs/plugin.md (TypeScript)", cli, harness);

@@ -31,6 +31,8 @@ export type Command = "preview" | "up" | "refresh" | "destroy";
 export interface SessionCommand {
   command: Command;
   files?: Record<string, string> | ((previous: CommandRecord[]) => Promise<Record<string, string>>);
+  /** What happens on the services before the command, out of band (a change someone made by hand). */
+  before?: (emu: Emulator) => void;
 }
 
 export interface StepRecord {
@@ -45,7 +47,7 @@ export interface CommandRecord {
   command: Command;
   /** The program's own resources' steps, by URN. */
   steps: Record<string, StepRecord>;
-  /** After up and refresh: each resource's inputs and outputs in the state, and the stack's outputs, normalized. */
+  /** After up, and a refresh that changed something: each resource's inputs and outputs in the state, and the stack's outputs, normalized. */
   state?: Record<string, unknown>;
   /** After up: the stack's outputs as plain values (secrets revealed), for the next command's program. */
   stackOutputs?: Record<string, unknown>;
@@ -193,8 +195,9 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
   const requests = tapRequests(emu);
   await project.stack("dev", run.config, run.secrets);
   const records: CommandRecord[] = [];
-  for (const { command, files } of commands) {
+  for (const { command, files, before } of commands) {
     await writeFiles(project.dir, files, records);
+    before?.(emu);
     const from = requests.length;
     const ran = await project.pulumi(pulumiArgs[command], { env: { PULUMI_SKIP_CHECKPOINTS: "true", ...run.env } });
     const record: CommandRecord = {
@@ -204,7 +207,9 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
       operations: command === "preview" ? [] : operationsOf(ran),
       ran,
     };
-    if (command === "up" || command === "refresh") {
+    // A refresh that found no change leaves the state the last up's record holds.
+    const refreshChanged = command === "refresh" && Object.values(record.steps).some((s) => s.op !== "same");
+    if (command === "up" || refreshChanged) {
       const { state, stackOutputs } = await cliState(project, options.generated ?? []);
       record.state = state;
       if (command === "up") record.stackOutputs = stackOutputs;
@@ -244,8 +249,9 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
   const records: CommandRecord[] = [];
   let stackOutputs: Record<string, unknown> | undefined;
   try {
-    for (const { command, files } of commands) {
+    for (const { command, files, before } of commands) {
       await writeFiles(run.project.dir, files, records);
+      before?.(run.emu);
       // jest keeps a module it has loaded (a program of top-level statements would declare nothing
       // the second time): each command loads the program from a copy of its own.
       const copy = path.join(run.project.dir, `.harness-${records.length}-${path.basename(run.main)}`);
@@ -326,7 +332,8 @@ export function compareSessions(name: string, cli: CommandRecord[], harness: Com
     for (const urn of urns) {
       if (show(c.steps[urn]) !== show(h.steps[urn])) differences.push(`${label}: ${urn}: the CLI's step is ${show(c.steps[urn])}, the harness's ${show(h.steps[urn])}`);
     }
-    if (c.state || h.state) {
+    // A refresh's state is compared where the CLI's found a change (else its steps say all is the same).
+    if (c.state && h.state) {
       for (const key of [...new Set([...Object.keys(c.state ?? {}), ...Object.keys(h.state ?? {})])]) {
         const [a, b] = [c.state?.[key], h.state?.[key]];
         for (const [at, x, y] of leafDifferences(a, b)) differences.push(`${label}: ${key}: ${at}: through the CLI ${show(x)}, through the harness ${show(y)}`);
