@@ -7,9 +7,9 @@
  * destroy. Its second cluster is reached through an explicit provider.
  */
 import { Emulator, startEmulator } from "../../emulator";
-import { cliSession, compareSessions, harnessSession, recordComparison, SessionCommand } from "../support/differential";
+import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand } from "../support/differential";
 import { ENGINE_TIMEOUT } from "../support/real-engine";
-import { pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";
+import { expectPageProgramMade, pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 const emulators: Emulator[] = [];
 afterAll(() => Promise.all(emulators.map((e) => e.close())));
@@ -37,7 +37,18 @@ test(
       return emu;
     };
     const cliEmu = await started();
-    const cli = await cliSession({ project, emu: cliEmu, main: "index.ts", ...pluginSettings(cliEmu) }, session);
+    // What each up did is checked on the services right after it, as the other languages' flows check it.
+    let ups = 0;
+    const afterUp = (r: CommandRecord) => {
+      if (r.command !== "up") return;
+      if (++ups === 1) expectPageProgramMade(cliEmu);
+      else {
+        expect(cliEmu.keep.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read"] }');
+        expect(cliEmu.mesh.getPartition("team-b")).toBeDefined();
+        expect(cliEmu.mesh.getPartition("team-a")).toBeUndefined();
+      }
+    };
+    const cli = await cliSession({ project, emu: cliEmu, main: "index.ts", ...pluginSettings(cliEmu) }, session, {}, afterUp);
     expect(Object.values(cli[1].steps).map((s) => s.op)).toEqual(["create", "create", "create", "create", "create"]);
     expect(Object.values(cli[3].steps).filter((s) => s.op !== "same").map((s) => s.op).sort()).toEqual(["replace", "update"]);
     expect(Object.entries(cli[4].steps).filter(([, s]) => s.op !== "same")).toEqual([[expect.stringMatching(/::readers$/), { op: "update", detailedDiff: { policy: "update" }, diffs: ["policy"] }]]);

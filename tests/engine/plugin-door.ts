@@ -77,6 +77,16 @@ export interface Language {
   configure?(project: Project, emu: Emulator): Promise<void>;
 }
 
+/** What `up` of the page's program leaves on the services. */
+export function expectPageProgramMade(emu: Emulator): void {
+  const workspace = emu.workspaces.findWorkspace(emu.workspaces.organization, "app");
+  expect(workspace?.attributes.description).toBe("The application's infrastructure");
+  expect(emu.keep.getPolicy("acl", "app-secrets")?.policy).toBe(`path "secret/data/${workspace!.id}/*" { capabilities = ["read"] }`);
+  expect(emu.mesh.getPartition("team-a")?.Description).toBe("Team A");
+  // The second cluster's policy went to that cluster, through the provider given two settings.
+  expect(emu.clusters.dr.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read", "list"] }');
+}
+
 /** The settings of the page's programs against the emulator: the plugin's keys, and the second cluster's. */
 export function pluginSettings(emu: Emulator): { config: Record<string, string>; secrets: string[] } {
   return {
@@ -115,9 +125,10 @@ export interface FlowResult {
 
 /**
  * The page's flow for one language against `emu` (which has a second cluster, `dr`). The program
- * file must hold the page's program.
+ * file must hold the page's program. With `life: false` it ends after the teammate's preview (the
+ * TypeScript program's life runs in docs-program.test.ts, through the CLI and the harness).
  */
-export async function pluginDoorFlow(language: Language, emu: Emulator): Promise<FlowResult> {
+export async function pluginDoorFlow(language: Language, emu: Emulator, options: { life?: boolean } = {}): Promise<FlowResult> {
   let author: Project;
   if (language.author) author = await language.author();
   else {
@@ -137,15 +148,14 @@ export async function pluginDoorFlow(language: Language, emu: Emulator): Promise
   const teammate = await runShellBlock(clone, language.teammate ?? pageBlock("sh", "pulumi install\npulumi preview"));
   expect({ requests: emu.requestCount() }).toEqual({ requests: 0 });
   for (const name of ["readers", "app", "team", "app-secrets", "dr-readers"]) expect(teammate.stdout).toMatch(new RegExp(`\\+ +keepstack:\\S+ +${name} +create`));
+  if (options.life === false) {
+    expectNoComplaints({ ran: teammate, allowed: INSTALL_CLOSES_PLUGIN });
+    return { author, clone };
+  }
 
   const up = await clone.pulumi(["up", "--yes", "--skip-preview", "--json"]);
   expect(countSteps(stepsOf(up))).toEqual({ create: 5 });
-  const workspace = emu.workspaces.findWorkspace(emu.workspaces.organization, "app");
-  expect(workspace?.attributes.description).toBe("The application's infrastructure");
-  expect(emu.keep.getPolicy("acl", "app-secrets")?.policy).toBe(`path "secret/data/${workspace!.id}/*" { capabilities = ["read"] }`);
-  expect(emu.mesh.getPartition("team-a")?.Description).toBe("Team A");
-  // The second cluster's policy went to that cluster, through the provider given two settings.
-  expect(emu.clusters.dr.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read", "list"] }');
+  expectPageProgramMade(emu);
 
   // An update in place and a replacement, as `preview --diff` names them.
   const program = clone.read(language.programFile);
