@@ -199,6 +199,7 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
     await writeFiles(project.dir, files, records);
     before?.(emu);
     const from = requests.length;
+    // The file backend's checkpoints after each step cost CPU and change nothing a session compares.
     const ran = await project.pulumi(pulumiArgs[command], { env: { PULUMI_SKIP_CHECKPOINTS: "true", ...run.env } });
     const record: CommandRecord = {
       command,
