@@ -7,7 +7,7 @@
  * destroy. Its second cluster is reached through an explicit provider.
  */
 import { Emulator, startEmulator } from "../../emulator";
-import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand } from "../support/differential";
+import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand, withoutDelays } from "../support/differential";
 import { ENGINE_TIMEOUT } from "../support/real-engine";
 import { expectPageProgramMade, pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";
 
@@ -32,7 +32,7 @@ test(
     ];
     const project = await typescriptSdkProject("docs-plugin-program", program, { checkoutSdk: true });
     const started = async () => {
-      const emu = await startEmulator({ clusters: ["main", "dr"] });
+      const emu = withoutDelays(await startEmulator({ clusters: ["main", "dr"] }));
       emulators.push(emu);
       return emu;
     };

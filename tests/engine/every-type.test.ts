@@ -10,19 +10,18 @@
  * A type that acts on what a cluster has once (its replication, its seal, its cloud engine's root
  * configuration, the sync configuration) gets a cluster of its own for each door (`cluster: "d7"`, a
  * replication type a second one for its secondary), so one program holds them all. The emulators do
- * their work at once (uploads, partition deletion, the cloud's consistency), so both engines meet the
- * same answers however loaded the machine is.
+ * their work at once (`withoutDelays`), so both engines meet the same answers however loaded the
+ * machine is.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Emulator, startEmulator } from "../../emulator";
-import { cloudCredentialsAccess } from "../../emulator/keep/cloud-credentials";
 import { isOperationSpec } from "../../provider/spec";
 import { entries, Entry } from "../campaigns/cases";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { DeclaredProgram, DeclaredResource, declaredProgramFiles } from "../support/declared-program";
-import { cliSession, CommandRecord, compareSessions, harnessSession, ProgramRun, recordComparison, SessionCommand } from "../support/differential";
+import { cliSession, CommandRecord, compareSessions, harnessSession, ProgramRun, recordComparison, SessionCommand, withoutDelays } from "../support/differential";
 import { pluginConfigOf, PLUGIN_SECRET_CONFIG } from "../support/plugin-sdk";
 import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
 import type { SampleEnv, SampleInputs } from "../support/samples";
@@ -63,11 +62,7 @@ interface World {
 }
 
 async function startWorld(): Promise<World> {
-  const emu = await startEmulator({ clusters: CLUSTERS });
-  emu.workspaces.setUploadDelay(0);
-  emu.workspaces.setRateLimit(0);
-  emu.mesh.setDeletionDelay(0);
-  for (const cluster of Object.values(emu.clusters)) cloudCredentialsAccess(cluster.state).settings.consistencyWindowMs = 0;
+  const emu = withoutDelays(await startEmulator({ clusters: CLUSTERS }));
   return { emu, postgres: await startEmbeddedPostgres(), scratch: fs.mkdtempSync(path.join(os.tmpdir(), "every-type-")) };
 }
 

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as openpgp from "openpgp";
 import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
-import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand } from "../support/differential";
+import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand, withoutDelays } from "../support/differential";
 import { ENGINE_TIMEOUT, Project, repoRoot, stackOutputsOf } from "../support/real-engine";
 import { expectLifecycle, LIFECYCLE } from "./lifecycle";
 
@@ -140,7 +140,8 @@ describe.each(Object.keys(EXAMPLES))("examples/%s through the real CLI and the h
   const example = EXAMPLES[name];
   const emulators: Emulator[] = [];
   const started = async () => {
-    const emu = await startEmulator(example.emulator);
+    // Both engines meet the same answers however loaded the machine is (see withoutDelays).
+    const emu = withoutDelays(await startEmulator(example.emulator));
     emulators.push(emu);
     example.setup?.(emu);
     return emu;

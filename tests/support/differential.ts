@@ -19,6 +19,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
+import { cloudCredentialsAccess } from "../../emulator/keep/cloud-credentials";
 import { Engine, EngineError, OperationEvent, programFile, RunResult } from "../../harness";
 import { CliStep, expectNoComplaints, operationsOf, plannedStepsOf, Project, Ran, stepsOf } from "./real-engine";
 
@@ -81,6 +82,20 @@ export interface Options {
   generated?: string[];
 }
 
+/**
+ * Makes the emulator do at once what it otherwise does after a delay (an upload's processing, a
+ * partition's deletion, the cloud's consistency for a new key) and lifts the workspace service's
+ * rate limit: the requests a client sends while it waits then depend on nothing but the program, so
+ * two runs of it can be compared request by request however loaded the machine is.
+ */
+export function withoutDelays(emu: Emulator): Emulator {
+  emu.workspaces.setUploadDelay(0);
+  emu.workspaces.setRateLimit(0);
+  emu.mesh.setDeletionDelay(0);
+  for (const cluster of Object.values(emu.clusters)) cloudCredentialsAccess(cluster.state).settings.consistencyWindowMs = 0;
+  return emu;
+}
+
 /** The requests every service of an emulator receives, in the order they came, each `service METHOD url`. */
 export function tapRequests(emu: Emulator): string[] {
   const lines: string[] = [];
@@ -117,8 +132,8 @@ export function normalize(value: unknown, generated: readonly string[] = [], key
 const opaque = (token: string) => (/\d/.test(token) && /[A-Za-z]/.test(token)) || (/[a-z]/.test(token) && /[A-Z]/.test(token));
 
 function maskString(text: string): string {
-  // A cloud access key's ID (the cloud engine makes them, letters and digits by chance).
-  if (/^AKIA[A-Z0-9]{16}$/.test(text)) return "<access key>";
+  // A cloud access key's ID, long-lived or temporary (the cloud engine makes them, letters and digits by chance).
+  if (/^A[KS]IA[A-Z0-9]{16}$/.test(text)) return "<access key>";
   // A key, a share, a token or a ciphertext in base64, whole.
   if (/^[A-Za-z0-9+/_-]{16,}={0,2}$/.test(text) && opaque(text)) return "<opaque>";
   return (
