@@ -114,7 +114,7 @@ export function configPrefix(service: ServiceModule, cluster?: string): string {
 }
 
 /** The environment variable of a setting for a cluster: `KEEP_ADDR` becomes `KEEP_DR_ADDR`. */
-function envName(env: string, cluster?: string): string {
+export function envName(env: string, cluster?: string): string {
   if (!cluster) return env;
   const head = env.split("_")[0];
   return `${head}_${cluster.toUpperCase().replace(/-/g, "_")}${env.slice(head.length)}`;

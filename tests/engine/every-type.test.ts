@@ -17,6 +17,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Emulator, startEmulator } from "../../emulator";
+import { envName } from "../../provider/config";
 import { isOperationSpec } from "../../provider/spec";
 import { entries, Entry } from "../campaigns/cases";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
@@ -95,9 +96,8 @@ function settingsOf(emu: Emulator): Pick<ProgramRun, "config" | "secrets" | "env
     config[`${prefix}:address`] = cluster.url;
     config[`${prefix}:token`] = cluster.rootToken;
     if (name !== "main") {
-      const variable = `KEEP_${name.toUpperCase().replace(/-/g, "_")}`;
-      env[`${variable}_ADDR`] = cluster.url;
-      env[`${variable}_TOKEN`] = cluster.rootToken;
+      env[envName("KEEP_ADDR", name)] = cluster.url;
+      env[envName("KEEP_TOKEN", name)] = cluster.rootToken;
     }
   }
   const secrets = [...Object.keys(config).filter((k) => k.endsWith(":token")), ...PLUGIN_SECRET_CONFIG];

@@ -4,13 +4,9 @@
  * printed as JSON (its warnings and errors were checked as the session ran).
  */
 import type { CommandRecord } from "../support/differential";
+import { countSteps } from "../support/real-engine";
 
-/** Counts of steps by operation. */
-const counts = (record: CommandRecord): Record<string, number> => {
-  const out: Record<string, number> = {};
-  for (const s of Object.values(record.steps)) out[s.op] = (out[s.op] ?? 0) + 1;
-  return out;
-};
+const counts = (record: CommandRecord) => countSteps(Object.values(record.steps));
 
 /** The session of a lifecycle. */
 export const LIFECYCLE = ["preview", "up", "preview", "refresh", "destroy"] as const;

@@ -20,6 +20,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import { cloudCredentialsAccess } from "../../emulator/keep/cloud-credentials";
+import { secretValue, SIG_KEY } from "../../provider/plugin/values";
 import { Engine, EngineError, OperationEvent, programFile, RunResult } from "../../harness";
 import { CliStep, expectNoComplaints, operationsOf, plannedStepsOf, Project, Ran, stepsOf } from "./real-engine";
 
@@ -108,7 +109,6 @@ export function tapRequests(emu: Emulator): string[] {
   return lines;
 }
 
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 
 /**
  * A value with what two runs make differently masked: addresses of the emulator's services, UUIDs,
@@ -117,7 +117,7 @@ const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
  */
 export function normalize(value: unknown, generated: readonly string[] = [], key = ""): unknown {
   const object = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  if (object && SECRET_SIG_KEY in object) {
+  if (object && SIG_KEY in object) {
     const plain = "plaintext" in object ? JSON.parse(String(object.plaintext)) : object.value;
     return { "<secret>": normalize(plain, generated, key) };
   }
@@ -184,7 +184,7 @@ function revealed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(revealed);
   if (value && typeof value === "object") {
     const object = value as Record<string, unknown>;
-    if (SECRET_SIG_KEY in object) return revealed(JSON.parse(String(object.plaintext)));
+    if (SIG_KEY in object) return revealed(JSON.parse(String(object.plaintext)));
     return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, revealed(v)]));
   }
   return value;
@@ -283,8 +283,10 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
       }
       const record: CommandRecord = { command, steps: stepRecords(command, result.steps), requests: requests.slice(from).map(maskString), operations };
       // The stack's outputs are the last up's (a refresh leaves them), secret ones marked as in the CLI's state.
-      if (command === "up") record.stackOutputs = result.outputs;
-      if (command === "up") stackOutputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, result.secretOutputs?.includes(k) ? { [SECRET_SIG_KEY]: "", value: v } : v]));
+      if (command === "up") {
+        record.stackOutputs = result.outputs;
+        stackOutputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, result.secretOutputs?.includes(k) ? secretValue(v) : v]));
+      }
       if (command === "up" || command === "refresh") record.state = harnessState(engine, stackOutputs, options.generated ?? []);
       records.push(record);
     }

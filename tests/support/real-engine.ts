@@ -380,7 +380,7 @@ export function stackOutputsOf(ran: Ran): Record<string, unknown> {
 }
 
 /** Counts of steps by operation. */
-export function countSteps(steps: readonly CliStep[]): Record<string, number> {
+export function countSteps(steps: readonly Pick<CliStep, "op">[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const s of steps) counts[s.op] = (counts[s.op] ?? 0) + 1;
   return counts;
