@@ -128,7 +128,17 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
       props[PROVIDER_KEY] = shim;
       if (opts.replaceOnChanges?.length) props[REPLACE_ON_CHANGES_KEY] = opts.replaceOnChanges;
       const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
-      super(token, name, props, { ...opts, additionalSecretOutputs });
+      // The SDK gives each of the four promises of every output a stack trace, which it prints only with
+      // PULUMI_DEBUG_PROMISE_LEAKS set, and a program's stack traces are source-mapped: without that
+      // setting, those traces were most of a large program's CPU. The resource's source position keeps
+      // its frames (the SDK lifts the limit for it).
+      const stackTraceLimit = Error.stackTraceLimit;
+      if (!process.env.PULUMI_DEBUG_PROMISE_LEAKS) Error.stackTraceLimit = 0;
+      try {
+        super(token, name, props, { ...opts, additionalSecretOutputs });
+      } finally {
+        Error.stackTraceLimit = stackTraceLimit;
+      }
     }
   }
   Object.defineProperty(DynamicResource, "name", { value: spec.type });
