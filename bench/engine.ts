@@ -7,8 +7,9 @@
  *
  * Per phase: wall time of the CLI command, CPU time of the provider's process (from the kernel's
  * accounting in /proc, read every 50 ms while the command runs) and the requests the emulator
- * received. Ratios come from the same run: each door over the floor, plugin over dynamic, and the
- * harness (the same program through harness/engine.ts) over the CLI.
+ * received. The program's whole life runs several times (`--engine-rounds`), and each phase's median
+ * counts. Ratios come from the same run: each door over the floor, plugin over dynamic, and the harness (the same
+ * program through harness/engine.ts) over the CLI.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -164,7 +165,19 @@ async function prepareStack(cli: string, dir: string, env: NodeJS.ProcessEnv, do
   await runCli(cli, ["config", "set-all", "--plaintext", ...settings], dir, env);
 }
 
-export async function runEngineBench(options: { counts: number[]; cli: string; emu: KeepEmulator; log?: (line: string) => void }): Promise<EngineBenchResult> {
+const COMMANDS: Record<Phase, string[]> = {
+  preview: ["preview"],
+  up: ["up", "--yes", "--skip-preview"],
+  "preview again": ["preview", "--expect-no-changes"],
+  refresh: ["refresh", "--yes", "--skip-preview"],
+  destroy: ["destroy", "--yes", "--skip-preview"],
+};
+
+function median(samples: PhaseFigures[]): PhaseFigures {
+  return [...samples].sort((a, b) => a.seconds - b.seconds)[Math.floor(samples.length / 2)];
+}
+
+export async function runEngineBench(options: { counts: number[]; rounds: number; cli: string; emu: KeepEmulator; log?: (line: string) => void }): Promise<EngineBenchResult> {
   const { cli, emu } = options;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-engine-bench-"));
   const runs: EngineBenchRun[] = [];
@@ -179,28 +192,34 @@ export async function runEngineBench(options: { counts: number[]; cli: string; e
       await runCli(cli, ["preview"], dir, env);
     }
     for (const resources of options.counts) {
+      const projects = new Map<BenchDoor, { dir: string; env: NodeJS.ProcessEnv; samples: Partial<Record<Phase, PhaseFigures[]>> }>();
       for (const door of BENCH_DOORS) {
         const dir = makeProject(path.join(root, String(resources)), door);
         const env = projectEnv(dir, resources);
         await prepareStack(cli, dir, env, door, emu);
-        const commands: Record<Phase, string[]> = {
-          preview: ["preview"],
-          up: ["up", "--yes", "--skip-preview"],
-          "preview again": ["preview", "--expect-no-changes"],
-          refresh: ["refresh", "--yes", "--skip-preview"],
-          destroy: ["destroy", "--yes", "--skip-preview"],
-        };
-        const phases = {} as Record<Phase, PhaseFigures>;
+        projects.set(door, { dir, env, samples: {} });
+      }
+      // The whole life (preview to destroy) `rounds` times, and in each phase the doors one after another
+      // in a turning order: each ratio compares runs a minute apart at most, and the median of each
+      // phase counts, since one sample of a few seconds moves with the machine.
+      for (let round = 0; round < options.rounds; round++) {
         for (const phase of PHASES) {
-          const before = emu.log.count;
-          let cpuSeconds = 0;
-          const seconds = await timed(async () => {
-            cpuSeconds = await providerCpuDuring(PROVIDER_PROCESS[door], () => runCli(cli, commands[phase], dir, env));
-          });
-          phases[phase] = { seconds, providerCpuSeconds: cpuSeconds, requests: emu.log.count - before };
-          options.log?.(`engine ${door} ${resources}: ${phase} ${phases[phase].seconds.toFixed(1)} s`);
+          for (let i = 0; i < BENCH_DOORS.length; i++) {
+            const door = BENCH_DOORS[(i + round) % BENCH_DOORS.length];
+            const project = projects.get(door)!;
+            const before = emu.log.count;
+            let providerCpuSeconds = 0;
+            const seconds = await timed(async () => {
+              providerCpuSeconds = await providerCpuDuring(PROVIDER_PROCESS[door], () => runCli(cli, COMMANDS[phase], project.dir, project.env));
+            });
+            (project.samples[phase] ??= []).push({ seconds, providerCpuSeconds, requests: emu.log.count - before });
+            options.log?.(`engine ${door} ${resources} (round ${round + 1}): ${phase} ${seconds.toFixed(1)} s`);
+          }
         }
-        runs.push({ door, resources, phases });
+      }
+      for (const door of BENCH_DOORS) {
+        const { samples } = projects.get(door)!;
+        runs.push({ door, resources, phases: Object.fromEntries(PHASES.map((p) => [p, median(samples[p]!)])) as Record<Phase, PhaseFigures> });
       }
       harness.push(await runHarness(resources, emu, path.join(root, String(resources), "dynamic")));
     }

@@ -263,11 +263,11 @@ function pulumiOnPath(): string | undefined {
 const NO_CLI = "no pulumi on the PATH: put the Pulumi CLI (with its Node.js language host) on the PATH, such as the folder ../shared/engine/build.sh prints";
 
 /** The engine figures against an emulator of their own (bench/engine.ts). */
-async function engineFigures(counts: number[], cli: string) {
+async function engineFigures(counts: number[], rounds: number, cli: string) {
   const { runEngineBench } = await import("./engine");
   const emu = await startKeepEmulator();
   try {
-    return await runEngineBench({ counts, cli, emu, log: (line) => console.error(line) });
+    return await runEngineBench({ counts, rounds, cli, emu, log: (line) => console.error(line) });
   } finally {
     await emu.close();
   }
@@ -286,9 +286,12 @@ async function main(): Promise<void> {
     .option("--scale <counts>", "scale mode, instead of the other figures: programs of these many resources through the harness (comma-separated, such as 1000,5000)")
     .option("--engine <counts>", "engine mode, instead of the other figures: programs of these many resources through each door under the pulumi CLI on the PATH, beside the engine's floor (comma-separated, such as 200,1000)")
     .option("--engine-counts <counts>", "the engine figures of a full run: programs of these many resources under the pulumi CLI on the PATH (0 skips them; without a CLI they are left out, saying so)", "200,1000")
+    .option("--engine-rounds <n>", "times each engine program's whole life runs (preview to destroy); the median of each phase counts", "3")
     .parse()
-    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string; engine?: string; engineCounts: string }>();
+    .opts<{ json?: string | boolean; policies: string; parallel: string; rounds: string; uploadMb: string; transformValues: string; importObjects: string; scale?: string; engine?: string; engineCounts: string; engineRounds: string }>();
 
+  const engineRounds = Number(opts.engineRounds);
+  if (!Number.isInteger(engineRounds) || engineRounds < 1) throw new Error(`--engine-rounds: a count of runs such as 3, not ${opts.engineRounds}`);
   const counts = (option: string, value: string) => {
     const parsed = value.split(",").map((n) => Number(n.trim()));
     if (parsed.length < 1 || parsed.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--${option}: counts of resources such as 200,1000, not ${value}`);
@@ -305,7 +308,7 @@ async function main(): Promise<void> {
     const { describeEngineBench } = await import("./engine");
     const cli = pulumiOnPath();
     if (!cli) throw new Error(`--engine: ${NO_CLI}`);
-    const engine = await engineFigures(counts("engine", opts.engine), cli);
+    const engine = await engineFigures(counts("engine", opts.engine), engineRounds, cli);
     report("engine", engine, describeEngineBench(engine));
     return;
   }
@@ -357,7 +360,7 @@ async function main(): Promise<void> {
   if (importBench) result.import = await importBench.runImportBench({ perType: Number(opts.importObjects) });
   const engineBench = opts.engineCounts !== "0" ? await import("./engine") : undefined;
   const cli = pulumiOnPath();
-  if (engineBench && cli) result.engine = await engineFigures(counts("engine-counts", opts.engineCounts), cli);
+  if (engineBench && cli) result.engine = await engineFigures(counts("engine-counts", opts.engineCounts), engineRounds, cli);
   else if (engineBench) result.engineLeftOut = NO_CLI;
 
   if (opts.json) {
