@@ -459,9 +459,10 @@ export function complaintsOf(ran: Ran): string[] {
 /**
  * What `pulumi install` prints whenever it has generated an SDK from a plugin folder run by a
  * language host (any such plugin: the install closes it without the Cancel call that would mark its
- * end as expected); the install succeeds. docs/plugin.md quotes it.
+ * end as expected); the install succeeds. docs/plugin.md quotes it. The command may be run through
+ * another (KEEPSTACK_ENGINE_PROFILE's `time`).
  */
-export const INSTALL_CLOSES_PLUGIN = /^bash .*: error: Detected that \S+\/node_modules\/pulumi-keepstack\/plugin exited prematurely\.$/;
+export const INSTALL_CLOSES_PLUGIN = /^(?:\S+ )*bash .*: error: Detected that \S+\/node_modules\/pulumi-keepstack\/plugin exited prematurely\.$/;
 
 /** Fails, with all the run printed, when the CLI warned or failed anything (but what `allowed` matches). */
 export function expectNoComplaints(...runs: (Ran | { ran: Ran; allowed: RegExp })[]): void {
