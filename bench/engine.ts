@@ -7,9 +7,9 @@
  *
  * Per phase: wall time of the CLI command, CPU time of the provider's process (from the kernel's
  * accounting in /proc, read every 50 ms while the command runs) and the requests the emulator
- * received. The program's whole life runs several times (`--engine-rounds`), and each phase's median
- * counts. Ratios come from the same run: each door over the floor, plugin over dynamic, and the harness (the same
- * program through harness/engine.ts) over the CLI.
+ * received. The program's whole life runs several times (`--engine-rounds`), and each phase's
+ * median counts. Ratios come from the same run: each door over the floor, plugin over dynamic, and
+ * the harness (the same program through harness/engine.ts) over the CLI.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
