@@ -44,6 +44,8 @@ export interface HarnessBenchRun {
 
 export interface EngineBenchResult {
   cli: string;
+  /** The Node.js of the bench, the emulator, and the programs and hosts the CLI starts (first on their PATH). */
+  node: string;
   runs: EngineBenchRun[];
   harness: HarnessBenchRun[];
 }
@@ -226,7 +228,7 @@ export async function runEngineBench(options: { counts: number[]; rounds: number
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { cli, runs, harness };
+  return { cli, node: process.version, runs, harness };
 }
 
 /** The dynamic door's program, the same file, through the harness: the harness-to-CLI ratio. */
@@ -254,7 +256,7 @@ async function runHarness(resources: number, emu: KeepEmulator, dynamicProject: 
 }
 
 export function describeEngineBench(result: EngineBenchResult): string[] {
-  const lines: string[] = [`engine: ${result.cli}`];
+  const lines: string[] = [`engine: ${result.cli}, Node.js ${result.node}`];
   const find = (door: BenchDoor, resources: number) => result.runs.find((r) => r.door === door && r.resources === resources)!;
   for (const run of result.runs) {
     const cells = PHASES.map((p) => `${p} ${run.phases[p].seconds.toFixed(1)} s (provider CPU ${run.phases[p].providerCpuSeconds.toFixed(1)} s, ${run.phases[p].requests} requests)`);

@@ -18,6 +18,8 @@ export interface ScaleRun {
 }
 
 export interface ScaleBenchResult {
+  /** The Node.js the programs ran on: V8's collector, and so the peak, differs between versions. */
+  node: string;
   runs: ScaleRun[];
   /** Each run's refresh and destroy time over the first run's, beside the ratio of their sizes. */
   ratios: { resources: number; sizeRatio: number; refresh: number; destroy: number; up: number }[];
@@ -92,15 +94,16 @@ export async function runScaleBench(options: { counts: number[] }): Promise<Scal
     refresh: r.refreshSeconds / first.refreshSeconds,
     destroy: r.destroySeconds / first.destroySeconds,
   }));
-  return { runs, ratios };
+  return { node: process.version, runs, ratios };
 }
 
 export function describeScaleBench(result: ScaleBenchResult): string[] {
-  const lines = result.runs.map(
+  const lines = [`scale: Node.js ${result.node}`];
+  lines.push(...result.runs.map(
     (r) =>
       `scale ${String(r.resources).padStart(6)} resources: peak RSS ${r.peakRssMB.toFixed(0)} MB (target <= 1000 at 5,000); ` +
       `up ${r.upSeconds.toFixed(1)} s, refresh ${r.refreshSeconds.toFixed(1)} s, destroy ${r.destroySeconds.toFixed(1)} s`,
-  );
+  ));
   for (const q of result.ratios) {
     lines.push(
       `scale ${q.resources} over ${result.runs[0].resources} (${q.sizeRatio}× the resources): up ${q.up.toFixed(2)}×, refresh ${q.refresh.toFixed(2)}×, destroy ${q.destroy.toFixed(2)}× (target <= 5.5 at 5×)`,
