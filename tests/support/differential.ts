@@ -117,15 +117,17 @@ export function tapRequests(emu: Emulator): string[] {
  */
 export function normalize(value: unknown, generated: readonly string[] = [], key = ""): unknown {
   const object = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  if (object && SIG_KEY in object) {
-    const plain = "plaintext" in object ? JSON.parse(String(object.plaintext)) : object.value;
-    return { "<secret>": normalize(plain, generated, key) };
-  }
+  if (object && SIG_KEY in object) return { "<secret>": normalize(secretPlain(object), generated, key) };
   if (generated.includes(key)) return value === undefined || value === null ? value : `<generated ${Array.isArray(value) ? "list" : typeof value}>`;
   if (typeof value === "string") return maskString(value);
   if (Array.isArray(value)) return value.map((v) => normalize(v, generated, key));
   if (object) return Object.fromEntries(Object.keys(object).sort().map((k) => [k, normalize(object[k], generated, k)]));
   return value;
+}
+
+/** The value of a secret, as the CLI's export writes it (`plaintext`, JSON) or as the plugin's protocol carries it (`value`). */
+function secretPlain(secret: Record<string, unknown>): unknown {
+  return "plaintext" in secret ? JSON.parse(String(secret.plaintext)) : secret.value;
 }
 
 /** Looks made by a machine: digits among letters, or letters of both cases. */
@@ -184,7 +186,7 @@ function revealed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(revealed);
   if (value && typeof value === "object") {
     const object = value as Record<string, unknown>;
-    if (SIG_KEY in object) return revealed(JSON.parse(String(object.plaintext)));
+    if (SIG_KEY in object) return revealed(secretPlain(object));
     return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, revealed(v)]));
   }
   return value;
@@ -202,6 +204,11 @@ async function cliState(project: Project, generated: readonly string[]): Promise
     } else if (!r.type.startsWith("pulumi:providers:")) state[r.urn] = { inputs: normalize(r.inputs ?? {}, generated), outputs: normalize(r.outputs ?? {}, generated) };
   }
   return { state, stackOutputs };
+}
+
+/** Whether a command's state is read for comparing: after up, and after a refresh that changed something (one that did not leaves the last up's). */
+function readsState(record: Pick<CommandRecord, "command" | "steps">): boolean {
+  return record.command === "up" || (record.command === "refresh" && Object.values(record.steps).some((s) => s.op !== "same"));
 }
 
 /** A session through the real CLI: the stack is made and configured first; `afterCommand` sees each record as it is made (and the services then). */
@@ -223,9 +230,7 @@ export async function cliSession(run: ProgramRun, commands: SessionCommand[], op
       operations: command === "preview" ? [] : operationsOf(ran),
       ran,
     };
-    // A refresh that found no change leaves the state the last up's record holds.
-    const refreshChanged = command === "refresh" && Object.values(record.steps).some((s) => s.op !== "same");
-    if (command === "up" || refreshChanged) {
+    if (readsState(record)) {
       const { state, stackOutputs } = await cliState(project, options.generated ?? []);
       record.state = state;
       if (command === "up") record.stackOutputs = stackOutputs;
@@ -287,7 +292,7 @@ export async function harnessSession(run: ProgramRun, commands: SessionCommand[]
         record.stackOutputs = result.outputs;
         stackOutputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, result.secretOutputs?.includes(k) ? secretValue(v) : v]));
       }
-      if (command === "up" || command === "refresh") record.state = harnessState(engine, stackOutputs, options.generated ?? []);
+      if (readsState(record)) record.state = harnessState(engine, stackOutputs, options.generated ?? []);
       records.push(record);
     }
   } finally {
@@ -350,7 +355,7 @@ export function compareSessions(name: string, cli: CommandRecord[], harness: Com
     for (const urn of urns) {
       if (show(c.steps[urn]) !== show(h.steps[urn])) differences.push(`${label}: ${urn}: the CLI's step is ${show(c.steps[urn])}, the harness's ${show(h.steps[urn])}`);
     }
-    // A refresh's state is compared where the CLI's found a change (else its steps say all is the same).
+    // A refresh's state is compared where both engines found a change (else their steps say all is the same).
     if (c.state && h.state) {
       for (const key of [...new Set([...Object.keys(c.state ?? {}), ...Object.keys(h.state ?? {})])]) {
         const [a, b] = [c.state?.[key], h.state?.[key]];

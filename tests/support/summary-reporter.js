@@ -3,6 +3,9 @@
  * file that could not run at all (a syntax error, a failing import, a crash before its tests) counts
  * as a failure, so the line never reads "0 failed" for a broken suite.
  */
+const fs = require("node:fs");
+const path = require("node:path");
+
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     process.stdout.write(`${summaryLine(results)}\n`);
@@ -27,9 +30,9 @@ function summaryLine(results) {
  * the run's folder as it is compared; undefined when none was.
  */
 function differentialLine(runFolder) {
-  const file = runFolder && require("node:path").join(runFolder, "differential.jsonl");
-  if (!file || !require("node:fs").existsSync(file)) return undefined;
-  const programs = require("node:fs")
+  const file = runFolder && path.join(runFolder, "differential.jsonl");
+  if (!file || !fs.existsSync(file)) return undefined;
+  const programs = fs
     .readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)
