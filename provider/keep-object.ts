@@ -314,6 +314,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     return parsed?.success ? (parsed.data as string) : undefined;
   };
 
+  const restored = declaration.singleton && "restore" in declaration.singleton ? declaration.singleton.restore : undefined;
+
   const spec: ResourceSpec<typeof inputs, O> = resourceSpec({
     module: "keep",
     type: declaration.type,
@@ -329,6 +331,8 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     builtIn: declaration.builtIn as never,
     naturalId,
     fromId,
+    // A configuration endpoint always answers: it is someone's once it holds other than the defaults.
+    inUse: restored ? (found) => Object.entries(restored).some(([key, value]) => JSON.stringify((found.inputs as Record<string, unknown>)[key] ?? null) !== JSON.stringify(value)) : undefined,
     async create(ctx, values) {
       const id = naturalId(values);
       declaration.onWrite?.(ctx, values as Out<S>);

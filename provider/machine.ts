@@ -148,6 +148,42 @@ export function resolveReferences(inputs: Props, ctx: OperationContext): Props {
   return resolved;
 }
 
+/**
+ * How a create of a spec keeps from writing over an object someone else made (design §4, one owner):
+ * - `atomic`: the create itself fails when the object exists (a taken name, key-value's `cas: 0`),
+ *   which the spec's `isConflict` recognises;
+ * - `read-first`: the object's ID is read before the first write, and an object found is refused;
+ * - `always-new`: every create makes an object under a new ID the service generates.
+ */
+export type CreateGuard = "atomic" | "read-first" | "always-new";
+
+export function createGuardOf(spec: ResourceSpec): CreateGuard {
+  if (spec.isConflict) return "atomic";
+  return spec.alwaysNew ? "always-new" : "read-first";
+}
+
+/**
+ * A create refused because the service holds an object of the same ID that this stack's state does
+ * not: made by hand, by another stack, or by an earlier run of this one whose record was lost.
+ */
+export class ObjectExistsError extends Error {
+  override readonly name = "ObjectExistsError";
+  constructor(
+    shortToken: string,
+    readonly objectId: string,
+    /** The service's refusal, where the create itself was refused. */
+    readonly refusal?: ApiError,
+  ) {
+    super(
+      `the service already holds ${shortToken} "${objectId}"${refusal ? ` (${refusal.method} ${refusal.path} answered ${refusal.status}: ${refusal.messages.join("; ") || "taken"})` : ""}, and this stack's state does not, ` +
+        "so it was left exactly as it is: a create never writes over an object it did not make. " +
+        "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs), " +
+        `or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${objectId}\`); ` +
+        "if another stack manages it, choose another name instead",
+    );
+  }
+}
+
 export interface Machine {
   token: string;
   /** The inputs a program declares (`adopt` or `triggers` included): what an import answers as inputs. */
@@ -346,6 +382,16 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
 
       const lookupId = spec.adoptionId?.(inputs as never) ?? naturalId;
       if (inputs[ADOPT_KEY]) return takeOver("adopt", lookupId);
+      if (createGuardOf(spec) === "read-first") {
+        // One owner (design §4): a create never writes over an object it did not make.
+        let found;
+        try {
+          found = await spec.read(ctx, lookupId);
+        } catch (e) {
+          return fail(naturalId, "create (looking for an object of the same ID first)", e);
+        }
+        if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, found.id ?? lookupId));
+      }
       try {
         const { id, computed } = await spec.create(ctx, sent as never);
         return { id, outs: outputsOf(inputs, computed) };
@@ -355,6 +401,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         if (e instanceof ApiError && e.earlierAttemptMayHaveActed && spec.isConflict?.(e)) {
           return takeOver("create (taking over the object an earlier attempt made)", lookupId);
         }
+        if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, e));
         if (e instanceof PartialCreateError) {
           // Keep the object in state as created-but-failed so the next update repairs it.
           const properties = { ...outputsOf(inputs, e.properties), [PROVIDER_KEY]: props[PROVIDER_KEY] };

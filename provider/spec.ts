@@ -67,8 +67,20 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   /**
    * Whether a failed create says the object exists already. When an earlier attempt of the same
    * create may have reached the service, such an answer means the object is this program's own.
+   * A spec that declares it creates atomically (the service refuses a taken name, or key-value's
+   * `cas: 0`), so the machine reads nothing before the create (see `CreateGuard`).
    */
   isConflict?(error: ApiError): boolean;
+  /**
+   * Every create makes a new object under an ID the service generates (a configuration version):
+   * there is nothing a create could write over, so nothing is read first.
+   */
+  alwaysNew?: boolean;
+  /**
+   * Whether an object a read found is someone's. A configuration endpoint always answers: it counts
+   * as someone's only when it holds other than the service's defaults. Every object found, by default.
+   */
+  inUse?(found: ReadResult<z.output<S>, z.output<O>>): boolean;
   /** IDs of every object of this kind the configured scope holds (for the import command). */
   list?(ctx: OperationContext): Promise<string[]>;
   /**

@@ -87,13 +87,8 @@ async function createPartition(ctx: OperationContext, args: Inputs): Promise<Mes
     return (await client.send(mesh.createPartition, { body: partitionBody(args) })).body;
   } catch (e) {
     const refusal = meshRefusalOf(e);
-    // An earlier attempt may have made it before its answer was lost: the machine takes it over.
-    if (e instanceof ApiError && isConflict(e) && e.earlierAttemptMayHaveActed) throw e;
-    if (refusal === "already-exists") {
-      throw new Error(
-        `partition "${args.name}" already exists on the service (${serviceSaid(e)}): set \`adopt: true\` to manage it, or choose another name`,
-      );
-    }
+    // Taken: by an earlier attempt whose answer was lost (the machine takes it over), or by someone
+    // else (the machine refuses it by name).
     if (refusal !== "being-deleted") throw e;
   }
   // The name is still being deleted: the service refuses it until the background deletion finishes.

@@ -263,6 +263,8 @@ export const configurationVersionSpec = resourceSpec({
     return `${args.workspaceId}:${args.directory}@${(args.contentHash ?? "").replace(/^sha256:/, "").slice(0, 12)}${flags.join("")}`;
   },
   fromId: () => ({}),
+  // Every create uploads a new version under an ID the service makes: nothing to write over.
+  alwaysNew: true,
   /**
    * One create makes at most one version, and every version it makes ends in the state: the POST is
    * not retried once it may have reached the service; a version found made by a lost answer, a

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { kv, kvSecret } from "../../../provider/contracts/keep";
 import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
+import type { ApiError } from "../../../provider/errors";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -46,8 +47,24 @@ function metadataPath(id: string, state: Record<string, unknown> = {}) {
   return { scope, mount, path };
 }
 
+/** The service's answer to a write whose `cas` names another version than the current one. */
+const isCasMismatch = (error: ApiError) => error.status === 400 && error.messages.some((m) => /check-and-set/i.test(m));
+
 export const kvSecretSpec: typeof base = {
   ...base,
+  // A create writes with `cas: 0`, which the service refuses when the secret exists: nothing is
+  // written over, and no read is needed first (design §4).
+  isConflict: isCasMismatch,
+  async create(ctx, values) {
+    const id = base.naturalId(values);
+    const { id: _local, ...scope } = splitKeepId(id);
+    const written = await keepClientOf(ctx, scope).send(kvSecret.write, {
+      params: { mount: values.mount, path: values.path },
+      body: { data: values.data, options: { cas: 0 } },
+      options: scopeOptions(scope),
+    });
+    return { id, computed: { version: Number(written.body?.version ?? 0) } };
+  },
   async delete(ctx, id, state) {
     const { scope, mount, path } = metadataPath(id, state);
     await keepClientOf(ctx, scope).send(kv.deleteMetadata, { params: { mount, path }, options: scopeOptions(scope) });
