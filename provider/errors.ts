@@ -227,3 +227,32 @@ export class PartialCreateError extends Error {
     super(message);
   }
 }
+
+/**
+ * A create refused because the service holds an object of the same ID that this stack's state does
+ * not: made by hand, by another stack, or by an earlier run of this one whose record was lost.
+ */
+export class ObjectExistsError extends Error {
+  override readonly name = "ObjectExistsError";
+  constructor(
+    shortToken: string,
+    /** The object as the program names it. */
+    readonly objectId: string,
+    options: {
+      /** The service's refusal, where the create itself was refused. */
+      refusal?: ApiError;
+      /** The object's own ID, where the service gave it one of another form (a workspace's `ws-…`). */
+      ownId?: string;
+    } = {},
+  ) {
+    const { refusal, ownId } = options;
+    const said = refusal ? ` (${refusal.method} ${refusal.path} answered ${refusal.status}: ${refusal.messages.join("; ") || "taken"})` : "";
+    super(
+      `the service already holds ${shortToken} "${objectId}"${ownId ? `, ID ${ownId}` : ""}${said}, and this stack's state does not, ` +
+        "so it was left exactly as it is: a create never writes over an object it did not make. " +
+        "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs), " +
+        `or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${ownId ?? objectId}\`); ` +
+        "if another stack manages it, choose another name instead",
+    );
+  }
+}

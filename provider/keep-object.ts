@@ -15,6 +15,8 @@ import type { ObjectRows } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
 import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
+import { failureMessage } from "./advice";
+import { PartialCreateError } from "./errors";
 import { CLUSTER_NAME } from "./config";
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +339,15 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
       const id = naturalId(values);
       declaration.onWrite?.(ctx, values as Out<S>);
       const answer = await write(ctx, id, values);
-      return { id, computed: readAfterWrite && !answer ? computedOf(await read(ctx, id)) : computedOf(answer ?? {}) };
+      if (!readAfterWrite || answer) return { id, computed: computedOf(answer ?? {}) };
+      try {
+        return { id, computed: computedOf(await read(ctx, id)) };
+      } catch (e) {
+        // Written, and so this program's: it stays in state (created-but-failed), and the next up
+        // writes it again and reads what it could not read now.
+        const message = failureMessage(`keep:${declaration.type} "${id}" was written, but reading it back failed`, e);
+        throw new PartialCreateError(message, id, {}, [message]);
+      }
     },
     async read(ctx, id, state) {
       const found = await read(ctx, id);

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
-import { ApiError, ConfigError, isNotFound, PartialCreateError } from "./errors";
+import { ApiError, ConfigError, isNotFound, ObjectExistsError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
 import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown, isUnknown } from "./unknowns";
@@ -160,28 +160,6 @@ export type CreateGuard = "atomic" | "read-first" | "always-new";
 export function createGuardOf(spec: ResourceSpec): CreateGuard {
   if (spec.isConflict) return "atomic";
   return spec.alwaysNew ? "always-new" : "read-first";
-}
-
-/**
- * A create refused because the service holds an object of the same ID that this stack's state does
- * not: made by hand, by another stack, or by an earlier run of this one whose record was lost.
- */
-export class ObjectExistsError extends Error {
-  override readonly name = "ObjectExistsError";
-  constructor(
-    shortToken: string,
-    readonly objectId: string,
-    /** The service's refusal, where the create itself was refused. */
-    readonly refusal?: ApiError,
-  ) {
-    super(
-      `the service already holds ${shortToken} "${objectId}"${refusal ? ` (${refusal.method} ${refusal.path} answered ${refusal.status}: ${refusal.messages.join("; ") || "taken"})` : ""}, and this stack's state does not, ` +
-        "so it was left exactly as it is: a create never writes over an object it did not make. " +
-        "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs), " +
-        `or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${objectId}\`); ` +
-        "if another stack manages it, choose another name instead",
-    );
-  }
 }
 
 export interface Machine {
@@ -390,7 +368,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         } catch (e) {
           return fail(naturalId, "create (looking for an object of the same ID first)", e);
         }
-        if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, found.id ?? lookupId));
+        if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, lookupId, { ownId: found.id && found.id !== lookupId ? found.id : undefined }));
       }
       try {
         const { id, computed } = await spec.create(ctx, sent as never);
@@ -401,7 +379,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         if (e instanceof ApiError && e.earlierAttemptMayHaveActed && spec.isConflict?.(e)) {
           return takeOver("create (taking over the object an earlier attempt made)", lookupId);
         }
-        if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, e));
+        if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, { refusal: e }));
         if (e instanceof PartialCreateError) {
           // Keep the object in state as created-but-failed so the next update repairs it.
           const properties = { ...outputsOf(inputs, e.properties), [PROVIDER_KEY]: props[PROVIDER_KEY] };

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { failureMessage } from "../../provider/advice";
 import type { OperationContext } from "../../provider/context";
-import { ApiError, PartialCreateError } from "../../provider/errors";
+import { ApiError, ObjectExistsError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ReadResult, resourceSpec } from "../../provider/spec";
 import { JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
@@ -290,11 +290,7 @@ async function explainNameTaken(ctx: OperationContext, error: unknown, organizat
   if (!(error instanceof ApiError) || !isNameTaken(error)) return error;
   const existing = await readWorkspace(ctx, `${organization}/${name}`).catch(() => undefined);
   if (!existing) return error;
-  return new Error(
-    `workspace "${name}" already exists in organization "${organization}" with ID ${existing.id}. ` +
-      `To manage it with this program, adopt it with \`adopt: true\` (found by organization and name) or ` +
-      `\`adopt: true, adoptId: "${existing.id}"\`; otherwise choose another name`,
-  );
+  return new ObjectExistsError("workspaces:Workspace", `${organization}/${name}`, { refusal: error, ownId: existing.id });
 }
 
 export const workspaceSpec = resourceSpec({

@@ -23,7 +23,7 @@ import type { Lane } from "./services";
  * from the answer) and `drift` (the object changed on the service by someone else, then refreshed
  * and converged back) are the plugin door's: a dynamic resource cannot be imported.
  */
-export type StepName = "create" | "update" | "replace" | "refresh" | "delete" | "adoption" | "import" | "drift";
+export type StepName = "create" | "update" | "replace" | "refresh" | "delete" | "adoption" | "import" | "drift" | "takeover";
 
 /** Which door of the machines a case goes through: the dynamic resources' host, or the provider plugin. */
 export type Door = "dynamic" | "plugin";
@@ -79,6 +79,14 @@ export function pluginStepsOf(entry: Entry): StepName[] {
   if (!entry.spec.notImportable && adoptable(entry.spec)) steps.push("import");
   if (entry.sample.change) steps.push("drift");
   return steps;
+}
+
+/**
+ * Whether a create can meet an object of its own ID that someone else made (`takeover`, a create
+ * refused by name): every adoptable object but those whose every create makes a new one.
+ */
+export function takesOverNothing(entry: Entry): boolean {
+  return !isOperationSpec(entry.spec) && adoptable(entry.spec) && !entry.spec.alwaysNew;
 }
 
 /** The type token of a case's resource through a door. */
@@ -355,6 +363,30 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         engine.state.delete(resourceOf(engine, entry, door, name).urn);
         program = withResource({ ...declared, adopt: true });
         run = () => engine.up(program);
+        break;
+      }
+      case "takeover": {
+        // Someone else's object: a stack that does not hold it declares it, changed, without adopt.
+        // The create is refused by name, and writes nothing; the object stays as it was, which the
+        // case's checks (refresh, preview) then confirm against the state that made it.
+        const held = resourceOf(engine, entry, door, name);
+        const declared = entry.sample.change ? await entry.sample.change(inputs, env) : inputs;
+        program = withResource(inputs);
+        run = async () => {
+          engine.state.delete(held.urn);
+          const refused = await engine.up(withResource(declared)).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          // A create the service refuses itself (a taken name) sends its write, which changes nothing.
+          const writes = lane.servers.flatMap((s) => s.log.entries).filter((r) => r.method !== "GET" && r.status < 400);
+          engine.state.set(held.urn, held);
+          if (!refused) outcome.problems.push("a create over an existing object was not refused");
+          else if (!errorsOf(refused).some((m) => m.includes(`${entry.type} "`) && m.includes("already holds") && m.includes("adopt: true"))) {
+            outcome.problems.push(`the refusal does not name the object and the way to adopt it: ${errorsOf(refused)[0].slice(0, 300)}`);
+          }
+          if (writes.length) outcome.problems.push(`the refused create wrote: ${writes.map((r) => `${r.method} ${r.path}`).join(", ")}`);
+        };
         break;
       }
       case "import": {

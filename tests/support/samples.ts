@@ -211,6 +211,15 @@ const mountOnce = (env: SampleEnv, mountPath: string, type: string) => {
 };
 const transformMount = (env: SampleEnv) => mountOnce(env, "transform", "transform");
 const cloudMount = (env: SampleEnv) => mountOnce(env, "cloudA", "cloudA");
+/**
+ * The engine's configuration endpoints have no delete: destroy leaves the root credentials and the
+ * lease settings on the mount, and a later create refuses them as someone else's (one owner). A case
+ * that declares them starts on a new mount.
+ */
+const freshCloudMount = (env: SampleEnv) => {
+  env.keep.unmount("cloudA");
+  env.keep.mount("cloudA", "cloudA");
+};
 
 /** A directory with one file, for a configuration version. */
 function serviceConfigurationDirectory(env: SampleEnv, name: string): string {
@@ -401,12 +410,12 @@ export const serviceSamples: Record<string, ServiceSample> = {
     change: (i) => ({ ...i, value: "5555-5555-5555-4444" }),
   },
   "keep:CloudRootConfig": {
-    prepare: cloudMount,
+    prepare: freshCloudMount,
     inputs: () => ({ accessKey: "AKIADECLARED0000001", secretKey: "root-secret", region: "eu-west-1", maxRetries: 5 }),
     change: (i) => ({ ...i, region: "us-east-2" }),
   },
   "keep:CloudLeaseConfig": {
-    prepare: cloudMount,
+    prepare: freshCloudMount,
     inputs: () => ({ lease: "1h", leaseMax: "24h" }),
     change: (i) => ({ ...i, lease: "2h" }),
   },
@@ -417,7 +426,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     replacement: renamed,
   },
   "keep:CloudRotateRoot": {
-    prepare: cloudMount,
+    prepare: freshCloudMount,
     prerequisites: (_env, name) => {
       // A rotation revokes the key it replaces for good: each case declares a key of its own.
       const accessKey = `AKIA${name.toUpperCase().replace(/[^A-Z0-9]/g, "")}`.padEnd(20, "0").slice(0, 20);
@@ -427,7 +436,7 @@ export const serviceSamples: Record<string, ServiceSample> = {
     change: rerun,
   },
   "keep:CloudCredentials": {
-    prepare: cloudMount,
+    prepare: freshCloudMount,
     prerequisites: (_env, name) => ({
       resources: [
         prerequisite("keep:CloudRootConfig", `${name}-root`, { accessKey: "AKIADECLAREDCREDS001", secretKey: "declared-secret" }),
