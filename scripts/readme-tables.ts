@@ -11,7 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS } from "../provider/config";
-import { AnySpec, isOperationSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
+import { createGuardOf } from "../provider/machine";
+import { AnySpec, isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/registry";
 
 const repoRoot = path.resolve(__dirname, "..");
@@ -88,10 +89,22 @@ function resourceRow(exportPath: string, spec: AnySpec, doc: string): string[] {
   const split = splitDoc(doc);
   const description = split.description || spec.description || "";
   if (isOperationSpec(spec)) {
-    return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", listOf(spec.secretOutputs)];
+    return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", "an operation: none", listOf(spec.secretOutputs)];
   }
   if (!split.id) throw new Error(`${exportPath}: its class JSDoc must say the form of its ID ("ID: the name, or \`<namespace>:<name>\`.")`);
-  return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id, listOf(spec.replaceOnChanges), listOf(spec.secretOutputs)];
+  return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id, listOf(spec.replaceOnChanges), existingObjectCell(spec), listOf(spec.secretOutputs)];
+}
+
+/** What a create does about an object of its ID that is there already (design §4, one owner). */
+function existingObjectCell(spec: ResourceSpec): string {
+  switch (createGuardOf(spec)) {
+    case "atomic":
+      return "refused by the service";
+    case "always-new":
+      return "always a new one";
+    default:
+      return spec.inUse ? "read first; refused unless it holds the defaults" : "read first; refused";
+  }
 }
 
 /** The plugin's token of a type: `keepstack:keep:AclPolicy`. */
@@ -100,7 +113,7 @@ const pluginTokenOf = (spec: AnySpec) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenO
 export function resourceTable(): string {
   const docs = classDocs(registeredResources.map((r) => r.path));
   const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
-  return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "secret outputs"], rows);
+  return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "an object already there ([one owner](#one-owner))", "secret outputs"], rows);
 }
 
 /** Replaces the text between `<!-- generated:<name> -->` and `<!-- /generated:<name> -->`. */
