@@ -9,6 +9,7 @@ import { isOperationSpec } from "../../provider/spec";
 import { takesOverNothing } from "../campaigns/cases";
 import { declaredProgramFiles, DeclaredProgram } from "../support/declared-program";
 import { ProgramRun } from "../support/differential";
+import { pageBlocks } from "../support/pages";
 import { ENGINE_TIMEOUT, eventsOf, Project, stepsOf } from "../support/real-engine";
 import { CASES, closeWorld, envOf, everyTypeProject, onClusters, programs, settingsOf, startWorld, World } from "./every-type-program";
 
@@ -78,6 +79,12 @@ test(
       const label = `${c.entry.type} through the ${c.door} door`;
       expect([label, /already holds/.test(said) && said.includes(`${c.entry.type} "`) && said.includes("adopt: true") && said.includes("import")]).toEqual([label, true]);
     }
+    // docs/resources.md shows the refusal as the CLI prints it (of an ACL policy named "shared").
+    const documented = pageBlocks("docs/resources.md", "text").find((b) => b.includes("already holds"))!;
+    const acl = OWNED.find((c) => c.entry.type === "keep:AclPolicy" && c.door === "dynamic")!;
+    const printed = `error: ${(errors.get(acl.name) ?? [""])[0].trim()}`;
+    expect(printed).toBe(documented.trim().replaceAll('"shared"', `"${acl.name}"`).replaceAll("AclPolicy shared`", `AclPolicy ${acl.name}\``));
+
     // Nothing of A's entered B's state, and the services took no write from B.
     const bState = (await project.exportStack()).deployment.resources ?? [];
     expect(bState.filter((r) => mine.has(r.urn.split("::").pop()!)).map((r) => r.urn)).toEqual([]);
