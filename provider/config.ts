@@ -142,8 +142,26 @@ export function resolveServiceConfig(
   env: NodeJS.ProcessEnv = process.env,
   cluster?: string,
 ): ServiceConfig {
+  const { config, problems } = readServiceConfig(service, lookup, env, cluster);
+  if (problems.length === 1) throw problems[0];
+  // Every bad setting at once: a user fixes them in one round, not one per preview.
+  if (problems.length) throw new ConfigError(problems.map((p) => p.message).join("; "), problems[0].setting, problems.every((p) => p.missing));
+  return config!;
+}
+
+/** Each problem of a service's settings (a missing address among them, marked `missing`), and the settings when there is none. */
+export function serviceConfigProblems(service: ServiceModule, lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, cluster?: string): ConfigError[] {
+  return readServiceConfig(service, lookup, env, cluster).problems;
+}
+
+function readServiceConfig(
+  service: ServiceModule,
+  lookup: ConfigLookup,
+  env: NodeJS.ProcessEnv,
+  cluster?: string,
+): { config?: ServiceConfig; problems: ConfigError[] } {
   if (cluster !== undefined && !CLUSTER_NAME.test(cluster)) {
-    throw new ConfigError(`cluster "${cluster}" is not a valid cluster name (lower-case letters, digits and dashes)`);
+    return { problems: [new ConfigError(`cluster "${cluster}" is not a valid cluster name (lower-case letters, digits and dashes)`)] };
   }
   const raw: Record<string, string | undefined> = {};
   const label: Record<string, string> = {};
@@ -159,18 +177,28 @@ export function resolveServiceConfig(
     raw[s.key] = valueOf(s, cluster) ?? (cluster && s.shared ? valueOf(s) : undefined) ?? fallback;
     label[s.key] = settingLabel(service, s.key, cluster);
   }
+  const problems: ConfigError[] = [];
+  /** The value `read` gives, or `fallback` with its problem kept. */
+  const read = <T>(fallback: T, read: () => T): T => {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(e);
+      return fallback;
+    }
+  };
+  const address = (raw.address ?? "").replace(/\/+$/, "");
   if (!raw.address) {
     const what = cluster ? `cluster "${cluster}"` : service;
-    throw new ConfigError(`${what}: no address configured: set ${label.address}`, label.address.split(" ")[0], true);
-  }
-  const address = raw.address.replace(/\/+$/, "");
-  if (!isHttpUrl(address)) {
+    problems.push(new ConfigError(`${what}: no address configured: set ${label.address}`, label.address.split(" ")[0], true));
+  } else if (!isHttpUrl(address)) {
     // A host without its scheme is the usual slip: name the URL it meant, when that is one.
     const meant = `https://${address.replace(/^[a-z]+:\/*/i, "")}`;
     const hint = isHttpUrl(meant) ? `: did you mean ${meant}?` : `, such as ${EXAMPLE_ADDRESS[service]}`;
-    throw new ConfigError(`${label.address} must be an http:// or https:// URL${hint} (got "${address}")`, label.address.split(" ")[0]);
+    problems.push(new ConfigError(`${label.address} must be an http:// or https:// URL${hint} (got "${address}")`, label.address.split(" ")[0]));
   }
-  return {
+  const config: ServiceConfig = {
     service,
     cluster,
     address,
@@ -178,13 +206,14 @@ export function resolveServiceConfig(
     namespace: raw.namespace || undefined,
     organization: raw.organization || undefined,
     partition: raw.partition || undefined,
-    caCert: raw.caCert ? loadCa(raw.caCert, label.caCert) : undefined,
-    skipTlsVerify: parseBoolean(raw.skipTlsVerify ?? "false", label.skipTlsVerify),
-    maxRetries: parseNumber(raw.maxRetries ?? "4", label.maxRetries, 0),
-    retryBaseDelayMs: parseNumber(raw.retryBaseDelayMs ?? "250", label.retryBaseDelayMs, 0),
-    timeoutMs: parseNumber(raw.timeoutSeconds ?? "60", label.timeoutSeconds, 0.001) * 1000,
-    requestHeader: raw.requestHeader ? parseBoolean(raw.requestHeader, label.requestHeader) : false,
+    caCert: raw.caCert ? read(undefined, () => loadCa(raw.caCert!, label.caCert)) : undefined,
+    skipTlsVerify: read(false, () => parseBoolean(raw.skipTlsVerify ?? "false", label.skipTlsVerify)),
+    maxRetries: read(4, () => parseNumber(raw.maxRetries ?? "4", label.maxRetries, 0)),
+    retryBaseDelayMs: read(250, () => parseNumber(raw.retryBaseDelayMs ?? "250", label.retryBaseDelayMs, 0)),
+    timeoutMs: read(60, () => parseNumber(raw.timeoutSeconds ?? "60", label.timeoutSeconds, 0.001)) * 1000,
+    requestHeader: raw.requestHeader ? read(false, () => parseBoolean(raw.requestHeader!, label.requestHeader)) : false,
   };
+  return problems.length ? { problems } : { config, problems };
 }
 
 /** The provider plugin's package name: its settings are `keepstack:<service><Setting>`. */

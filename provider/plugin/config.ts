@@ -8,8 +8,7 @@
  * one (`{ fromConfig: "keepstack:dbPassword" }`), as the engine gives a provider only the keys of its
  * own package. A key that starts like a setting (`keepAdress`) but is none is refused as a misspelling.
  */
-import { ConfigError } from "../errors";
-import { ConfigLookup, PLUGIN_PACKAGE, pluginSettingName, resolveServiceConfig, ServiceModule, Setting, SETTINGS } from "../config";
+import { ConfigLookup, PLUGIN_PACKAGE, pluginSettingName, serviceConfigProblems, ServiceModule, Setting, SETTINGS } from "../config";
 import type { CheckFailure } from "../validate";
 import { isUnknown } from "../unknowns";
 import type { Props } from "./values";
@@ -139,19 +138,16 @@ export function checkPluginConfig(values: Props, env: NodeJS.ProcessEnv = proces
         : typeProblem(known.setting, text);
     if (problem) {
       refuse(key, problem);
-      refused.add(known.service);
+      refused.add(key);
     }
   }
-  // Each service is read as the machines will read it (those with a bad value already named aside).
-  const lookup = pluginLookup(configTexts(values));
+  // Each service is read as the machines will read it, for what else is wrong (an address that is no
+  // URL beside a retry count that is no number): the values already named are left out of that read.
+  const texts = configTexts(values);
+  for (const key of refused) delete texts[key];
+  const lookup = pluginLookup(texts);
   for (const service of SERVICES) {
-    if (refused.has(service)) continue;
-    try {
-      resolveServiceConfig(service, lookup, env);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      if (!e.missing) failures.push({ property: "", reason: e.message });
-    }
+    for (const problem of serviceConfigProblems(service, lookup, env)) if (!problem.missing) failures.push({ property: "", reason: problem.message });
   }
   return failures;
 }

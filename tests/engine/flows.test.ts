@@ -201,19 +201,24 @@ test(
 );
 
 test(
-  "an address that is no URL is refused in preview through both doors, naming the key and the rule in a plain message",
+  "an address that is no URL and a retry count that is no number are refused in one preview through both doors, each naming its key and rule in a plain message",
   async () => {
-    const bad = { ...bothDoors(emu).config, "keep:address": "not a url", "keepstack:keepAddress": "not a url" };
+    const bad = { ...bothDoors(emu).config, "keep:address": "not a url", "keepstack:keepAddress": "not a url", "keep:maxRetries": "many", "keepstack:keepMaxRetries": "many" };
     await project.stack("bad-address", bad, bothDoors(emu).secrets);
     const expected = {
-      dyn: `error: pulumi-nodejs:dynamic/keep:AclPolicy resource 'dyn-readers' has a problem: keep:address (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")`,
-      plug: `error: pulumi:providers:keepstack resource 'default_0_1_0' has a problem: keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")`,
+      dyn: [
+        `error: pulumi-nodejs:dynamic/keep:AclPolicy resource 'dyn-readers' has a problem: keep:address (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url"); keep:maxRetries (or KEEP_MAX_RETRIES) must be a number >= 0, got "many"`,
+      ],
+      plug: [
+        `error: pulumi:providers:keepstack resource 'default_0_1_0' has a problem: keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")`,
+        `error: pulumi:providers:keepstack resource 'default_0_1_0' has a problem: keepstack:keepMaxRetries must be a whole number (0 or more), got "many"`,
+      ],
     };
     for (const door of ["dyn", "plug"] as const) {
       project.write("index.ts", program((d, ns) => (d === door ? `new ${ns}.keep.AclPolicy("${d}-readers", { name: "${d}-readers", policy: ${JSON.stringify(rule("read"))} });` : "")));
       emu.clearLogs();
       const refused = await project.pulumi(["preview"], { expect: "failure" });
-      expect(refused.output).toContain(expected[door]);
+      for (const line of expected[door]) expect(refused.output).toContain(line);
       expect(emu.requestCount()).toBe(0);
     }
   },

@@ -153,6 +153,12 @@ describe("the protocol", () => {
     expect(address.failures).toEqual([{ property: "", reason: 'keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL: did you mean https://keep.example:8200? (got "keep.example:8200")' }]);
     const notUrl = await host.checkConfig(urnOf("pulumi:providers:keepstack"), {}, { keepAddress: "not a url" });
     expect(notUrl.failures).toEqual([{ property: "", reason: 'keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")' }]);
+    // Several bad settings of one service: each is named in the same answer.
+    const both = await host.checkConfig(urnOf("pulumi:providers:keepstack"), {}, { keepAddress: "not a url", keepMaxRetries: "many" });
+    expect(both.failures).toEqual([
+      { property: "", reason: 'keepstack:keepMaxRetries must be a whole number (0 or more), got "many"' },
+      { property: "", reason: 'keepstack:keepAddress (or KEEP_ADDR) must be an http:// or https:// URL, such as https://keep.example.com:8200 (got "not a url")' },
+    ]);
     // Typed values, as generated SDKs and explicit providers send them, are taken as they are.
     expect((await host.checkConfig(urnOf("pulumi:providers:keepstack"), {}, { keepMaxRetries: 3, keepSkipTlsVerify: false, meshTimeoutSeconds: 2.5 })).failures).toEqual([]);
   });
@@ -184,7 +190,7 @@ describe("the protocol", () => {
   test("a refused token's error names the request and what to do, never the token; nor do the plugin's logs", async () => {
     const error = await host.create(urnOf("keepstack:keep:AclPolicy", "denied"), { name: "denied", policy: 'path "a" { capabilities = ["read"] }' }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/keep:AclPolicy "denied": create failed: .*(PUT|POST) \/v1\/sys\/policies\/acl\/denied.*403.*keepstack:keepToken/);
+    expect((error as Error).message).toMatch(/keep:AclPolicy "denied": create failed: .*(GET|PUT|POST) \/v1\/sys\/policies\/acl\/denied.*403.*keepstack:keepToken/);
     expect((error as Error).message).not.toContain(TOKEN);
     expect(host.stderr.join("\n")).not.toContain(TOKEN);
   });
