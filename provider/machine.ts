@@ -366,7 +366,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         try {
           found = await spec.read(ctx, lookupId);
         } catch (e) {
-          return fail(naturalId, "create (looking for an object of the same ID first)", e);
+          return fail(naturalId, "create", e);
         }
         if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, lookupId, { ownId: found.id && found.id !== lookupId ? found.id : undefined }));
       }
@@ -380,14 +380,19 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
           return takeOver("create (taking over the object an earlier attempt made)", lookupId);
         }
         if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, { refusal: e }));
-        if (e instanceof PartialCreateError) {
-          // Keep the object in state as created-but-failed so the next update repairs it.
-          const properties = { ...outputsOf(inputs, e.properties), [PROVIDER_KEY]: props[PROVIDER_KEY] };
-          throw Object.assign(new Error(describe(token, e.id, "create", e)), {
-            id: e.id,
-            properties,
-            reasons: e.reasons,
-          });
+        /** Keeps the object in state as created-but-failed: the next up writes it again, a refresh drops it when it is not there. */
+        const keptFailed = (id: string, computed: Props, message: string, reasons: string[]): never => {
+          const properties = { ...outputsOf(inputs, computed), [PROVIDER_KEY]: props[PROVIDER_KEY] };
+          throw Object.assign(new Error(message), { id, properties, reasons });
+        };
+        if (e instanceof PartialCreateError) return keptFailed(e.id, e.properties, describe(token, e.id, "create", e), e.reasons);
+        // A write that may have reached the service (no answer, a 5xx): the object may be there, made
+        // by this create. Under its natural ID in the state it stays this program's own, where a
+        // later create would refuse it as someone else's. (An object whose ID the service makes
+        // cannot be kept so: its create recognises its own through `isConflict` or its own ledger.)
+        if (e instanceof ApiError && e.mayHaveActed && e.method !== "GET" && createGuardOf(spec) !== "always-new" && !spec.adoptionId) {
+          const message = `${describe(token, naturalId, "create", e)} The object may have been made: the state keeps it, so the next up writes it again (a refresh drops it if it is not there).`;
+          return keptFailed(naturalId, {}, message, [message]);
         }
         return fail(naturalId, "create", withReferenceAdvice(spec, inputs, e));
       }

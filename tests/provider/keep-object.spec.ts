@@ -123,16 +123,22 @@ describe("objects at a path", () => {
     infos.length = 0;
   });
 
+  /** Answers 404 to a read until the first write, then `answer` to everything. */
+  const absentUntilWritten = (answer: { status: number; body?: unknown }) => (req: Seen) =>
+    req.method === "GET" && !seen.some((s) => s.method !== "GET") ? { status: 404 } : answer;
+
   const config = () => ({ "keep:address": base, "keep:token": "t-default", "keep-dr:address": base, "keep-dr:token": "t-dr" });
 
   test("create sends the field table's wire names to the rendered path; path parameters are not sent", async () => {
     const machine = createMachine(gadget, () => ctxFor(config()));
-    reply = () => ({ status: 204 });
+    reply = absentUntilWritten({ status: 204 });
     const created = await machine.create({ name: "g1", maxSize: 3, colours: ["red", "blue"], password: "pw", namespace: "ns1" });
     expect(created.id).toBe("ns1:gear/gadgets/g1");
-    expect(seen[0]).toMatchObject({ method: "POST", url: "/v1/gear/gadgets/g1", namespace: "ns1", token: "t-default", body: { max_size: 3, palette: "red,blue", password: "pw" } });
+    // Read first: a create never writes over an object it did not make.
+    expect(seen[0]).toMatchObject({ method: "GET", url: "/v1/gear/gadgets/g1", namespace: "ns1" });
+    expect(seen[1]).toMatchObject({ method: "POST", url: "/v1/gear/gadgets/g1", namespace: "ns1", token: "t-default", body: { max_size: 3, palette: "red,blue", password: "pw" } });
     // The object answered nothing: its computed values are read back.
-    expect(seen[1]).toMatchObject({ method: "GET", url: "/v1/gear/gadgets/g1" });
+    expect(seen[2]).toMatchObject({ method: "GET", url: "/v1/gear/gadgets/g1" });
   });
 
   test("a read maps wire names back, bare or inside the data envelope; write-only fields keep the state's value", async () => {
@@ -146,12 +152,12 @@ describe("objects at a path", () => {
 
   test("the cluster in an ID selects its connection", async () => {
     const machine = createMachine(gadget, () => ctxFor(config()));
-    reply = () => ({ status: 200, body: { data: { serial: "s" } } });
+    reply = absentUntilWritten({ status: 200, body: { data: { serial: "s" } } });
     const created = await machine.create({ name: "g2", cluster: "dr" });
     expect(created.id).toBe("dr@gear/gadgets/g2");
-    expect(seen.map((s) => s.token)).toEqual(["t-dr"]);
+    expect(seen.map((s) => s.token)).toEqual(["t-dr", "t-dr"]);
     await machine.delete(created.id, created.outs);
-    expect(seen[1]).toMatchObject({ method: "DELETE", url: "/v1/gear/gadgets/g2", token: "t-dr" });
+    expect(seen[2]).toMatchObject({ method: "DELETE", url: "/v1/gear/gadgets/g2", token: "t-dr" });
   });
 
   test("an answer of another shape is a response-shape error naming the field", async () => {
@@ -162,6 +168,27 @@ describe("objects at a path", () => {
     expect(error.message).toMatch(/keep: GET \/v1\/gear\/gadgets\/g1 answered with an unexpected body: max_size: .*number/);
   });
 
+  test("settings holding other than the service's defaults are someone's: a create refuses them by name and writes nothing", async () => {
+    const machine = createMachine(settings, () => ctxFor(config()));
+    reply = () => ({ status: 200, body: { data: { disabled: true, queue_capacity: 10 } } });
+    const error = (await machine.create({ disabled: true, queueCapacity: 10 }).catch((e) => e)) as Error;
+    expect(error.message).toMatch(/^keep:TestSettings "test-settings": create failed: the service already holds keep:TestSettings "test-settings", and this stack's state does not/);
+    expect(error.message).toContain("`adopt: true`");
+    expect(seen.map((s) => s.method)).toEqual(["GET"]);
+  });
+
+  test("a create refuses an object that exists, by name, and writes nothing; adopt takes it over", async () => {
+    const machine = createMachine(gadget, () => ctxFor(config()));
+    reply = () => ({ status: 200, body: { data: { max_size: 1, serial: "s" } } });
+    const error = (await machine.create({ name: "g3" }).catch((e) => e)) as Error;
+    expect(error.message).toMatch(/^keep:TestGadget "gear\/gadgets\/g3": create failed: the service already holds keep:TestGadget "gear\/gadgets\/g3"/);
+    expect(seen.map((s) => s.method)).toEqual(["GET"]);
+    seen.length = 0;
+    const adopted = await machine.create({ name: "g3", maxSize: 1, adopt: true });
+    expect(adopted.id).toBe("gear/gadgets/g3");
+    expect(seen.map((s) => s.method)).toEqual(["GET"]);
+  });
+
   test("fromId(naturalId(x)) gives back the ID's inputs", () => {
     const inputs = { mount: "a/b", name: "n", namespace: "ns", cluster: "dr" };
     expect(gadget.fromId(gadget.naturalId(inputs as never))).toEqual(inputs);
@@ -169,12 +196,13 @@ describe("objects at a path", () => {
 
   test("a singleton writes with a merge patch and destroy restores the service's defaults, saying so", async () => {
     const machine = createMachine(settings, () => ctxFor(config()));
-    reply = () => ({ status: 200, body: { data: { disabled: true, queue_capacity: 10 } } });
+    // At the service's defaults, the settings are nobody's: the create writes them.
+    reply = (req) => ({ status: 200, body: { data: req.method === "GET" ? { disabled: false, queue_capacity: 1000000 } : { disabled: true, queue_capacity: 10 } } });
     const created = await machine.create({ disabled: true, queueCapacity: 10 });
     expect(created.id).toBe("test-settings");
-    expect(seen[0]).toMatchObject({ method: "PATCH", url: "/v1/sys/test/settings", contentType: "application/merge-patch+json", body: { disabled: true, queue_capacity: 10 } });
+    expect(seen[1]).toMatchObject({ method: "PATCH", url: "/v1/sys/test/settings", contentType: "application/merge-patch+json", body: { disabled: true, queue_capacity: 10 } });
     await machine.delete(created.id, created.outs);
-    expect(seen[1]).toMatchObject({ method: "PATCH", body: { disabled: false, queue_capacity: 1000000 } });
+    expect(seen[2]).toMatchObject({ method: "PATCH", body: { disabled: false, queue_capacity: 1000000 } });
     expect(infos).toEqual(['keep:TestSettings "test-settings": the service\'s defaults restored ({"disabled":false,"queueCapacity":1000000})']);
   });
 

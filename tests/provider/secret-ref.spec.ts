@@ -10,6 +10,8 @@ import { resourceSpec } from "../../provider/spec";
 import { throwingContext } from "../support/contexts";
 
 const sent: Record<string, unknown>[] = [];
+/** The objects the fake service holds, by name: a create reads first and refuses one that exists. */
+const held = new Set<string>();
 const spec = resourceSpec({
   module: "keep",
   type: "TestCredential",
@@ -26,16 +28,19 @@ const spec = resourceSpec({
   fromId: (id) => ({ name: id }),
   async create(_ctx, inputs) {
     sent.push(inputs);
+    held.add(inputs.name);
     return { id: inputs.name, computed: {} };
   },
-  async read() {
-    return { inputs: {}, computed: {} };
+  async read(_ctx, id) {
+    return held.has(id) ? { inputs: {}, computed: {} } : undefined;
   },
   async update(_ctx, _id, inputs) {
     sent.push(inputs);
     return {};
   },
-  async delete() {},
+  async delete(_ctx, id) {
+    held.delete(id);
+  },
 });
 
 const config: Record<string, string> = { "app:secret": "hunter2" };
@@ -45,6 +50,7 @@ const machine = createMachine(spec, () => ctx);
 
 beforeEach(() => {
   sent.length = 0;
+  held.clear();
   // The context's service clients throw: resolving a reference reaches no service.
   ctx = throwingContext(config, env);
 });
@@ -98,10 +104,11 @@ describe("a write-only secret given by reference", () => {
       [{ fromEnv: "TEST_SECRET" }, "from-env"],
       [{ fromFile: file }, "from-file"],
     ] as const) {
-      const { inputs, failures } = await machine.check({}, { name: "c", secret: ref });
+      const name = `c-${Object.keys(ref)[0]}`;
+      const { inputs, failures } = await machine.check({}, { name, secret: ref });
       expect(failures).toEqual([]);
       await machine.create(inputs);
-      expect(sent.pop()).toEqual({ name: "c", secret: value });
+      expect(sent.pop()).toEqual({ name, secret: value });
     }
   });
 

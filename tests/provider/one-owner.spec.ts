@@ -1,0 +1,113 @@
+/**
+ * One owner (design §4), through both doors: a create never writes over an object it did not make,
+ * and an object a create may have made stays its own. The registry-wide form is the fault matrix's
+ * `takeover` runs; these are the cases a user meets, told in full.
+ */
+import { keep } from "pulumi-keepstack";
+import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
+import { Engine, EngineError, Program, summarize } from "../../harness";
+import { pluginResource } from "../support/plugin-sdk";
+
+type Door = "dynamic" | "plugin";
+const DOORS: Door[] = ["dynamic", "plugin"];
+const POLICY = 'path "secret/*" { capabilities = ["read"] }';
+const THEIRS = 'path "secret/*" { capabilities = ["deny"] }';
+
+/** The settings of a door: `keep:address`, or the plugin's `keepstack:keepAddress`. */
+function settings(door: Door, values: Record<string, string>): Record<string, string> {
+  if (door === "dynamic") return values;
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => {
+      const [service, setting] = key.split(":");
+      return [`keepstack:${service}${setting[0].toUpperCase()}${setting.slice(1)}`, value];
+    }),
+  );
+}
+
+const policy = (door: Door, name: string, extra: Record<string, unknown> = {}): Program => () => {
+  if (door === "plugin") pluginResource("keep:AclPolicy", name, { name, policy: POLICY, ...extra });
+  else new keep.AclPolicy(name, { name, policy: POLICY, ...extra });
+};
+
+const secret = (door: Door, name: string, data: Record<string, string>): Program => () => {
+  if (door === "plugin") pluginResource("keep:KvSecret", name, { path: name, data });
+  else new keep.kv.Secret(name, { path: name, data });
+};
+
+let emu: KeepEmulator;
+beforeAll(async () => {
+  emu = await startKeepEmulator();
+});
+afterAll(() => emu?.close());
+
+describe.each(DOORS)("through the %s door", (door) => {
+  const engineWith = (values: Record<string, string> = {}) =>
+    new Engine({ project: "one-owner", config: settings(door, { "keep:address": emu.url, "keep:token": emu.rootToken, ...values }) });
+
+  test("a policy someone else made is refused by name and left as it was; adopt takes it over, said in the program", async () => {
+    const name = `shared-${door}`;
+    emu.putPolicy("acl", name, { policy: THEIRS });
+    const engine = engineWith();
+    try {
+      const error = (await engine.up(policy(door, name)).catch((e) => e)) as EngineError;
+      expect(error).toBeInstanceOf(EngineError);
+      expect(error.errors.join("\n")).toContain(`keep:AclPolicy "${name}": create failed: the service already holds keep:AclPolicy "${name}", and this stack's state does not`);
+      expect(emu.getPolicy("acl", name)?.policy).toBe(THEIRS);
+      expect(engine.state.size).toBe(0);
+
+      expect(summarize((await engine.up(policy(door, name, { adopt: true }))).steps)).toEqual({ create: 1 });
+      expect(emu.getPolicy("acl", name)?.policy).toBe(POLICY);
+      await engine.destroy();
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test("a key-value secret someone else wrote is refused by the service (cas 0): no version is added", async () => {
+    const name = `theirs-${door}`;
+    const writer = engineWith();
+    try {
+      // Another stack's secret, version 1.
+      await writer.up(secret(door, name, { owner: "them" }));
+    } finally {
+      await writer.close();
+    }
+    const engine = engineWith();
+    try {
+      const error = (await engine.up(secret(door, name, { owner: "us" })).catch((e) => e)) as EngineError;
+      expect(error.errors.join("\n")).toMatch(new RegExp(`keep:KvSecret "secret/${name}": create failed: the service already holds keep:KvSecret "secret/${name}" \\(POST /v1/secret/data/${name} answered 400: check-and-set parameter did not match the current version\\)`));
+      // Read through the dynamic door's `get`, whatever the door of the case.
+      const reader = new Engine({ project: "one-owner", config: { "keep:address": emu.url, "keep:token": emu.rootToken } });
+      try {
+        const read = await reader.up(() => ({ data: keep.kv.Secret.get("read", `secret/${name}`).data, version: keep.kv.Secret.get("read-version", `secret/${name}`).version }));
+        expect(read.outputs).toMatchObject({ data: { owner: "them" }, version: 1 });
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test("a create whose every attempt got no answer, while the service acted, stays in the state: the next up converges without a refusal", async () => {
+    const name = `unanswered-${door}`;
+    // The service acts on each attempt, after the client gave up on it.
+    emu.faults.inject({ times: 2, match: new RegExp(`^(PUT|POST) .*acl/${name}$`), holdUntilAborted: true });
+    const engine = engineWith({ "keep:timeoutSeconds": "0.5", "keep:maxRetries": "1", "keep:retryBaseDelayMs": "1" });
+    try {
+      const error = (await engine.up(policy(door, name)).catch((e) => e)) as EngineError;
+      expect(error.errors.join("\n")).toMatch(/The object may have been made: the state keeps it, so the next up writes it again/);
+      expect(emu.getPolicy("acl", name)?.policy).toBe(POLICY);
+      expect([...engine.state.values()].map((r) => r.id)).toEqual([name]);
+
+      emu.faults.clear();
+      expect(summarize((await engine.up(policy(door, name))).steps)).toEqual({ update: 1 });
+      expect(summarize((await engine.preview(policy(door, name))).steps)).toEqual({ same: 1 });
+      await engine.destroy();
+      expect(emu.getPolicy("acl", name)).toBeUndefined();
+    } finally {
+      emu.faults.clear();
+      await engine.close();
+    }
+  });
+});
