@@ -850,8 +850,9 @@ export class Engine {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
       // As the engine's same step (pulumi/pulumi, pkg/resource/deploy/step.go, `SameStep.Apply`): the ID
       // and outputs stay, the inputs are the program's (a refresh may have left the old ones behind).
-      this.state.set(urn, { ...old, inputs, secretInputs, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
-      return answer(old.id, old.outputs, this.state.get(urn)!.secretOutputs);
+      // A preview writes no state.
+      if (!preview) this.state.set(urn, { ...old, inputs, secretInputs, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
+      return answer(old.id, old.outputs, preview ? old.secretOutputs : this.state.get(urn)!.secretOutputs);
     }
     if (replaces.length) {
       // As the engine: a protected resource is not replaced (its old half would be deleted).
@@ -939,8 +940,12 @@ export class Engine {
           secretInputs: secretKeysOf(checked.inputs),
           provider: object.provider,
         });
-        steps.push({ op: "import", urn, type: object.type, name: object.name, inputs });
-        resources.push({ urn, type: object.type, name: object.name, id: read.id, inputs, outputs });
+        // The CLI writes the program from the schema's input properties (pulumi/pulumi, pkg/importer):
+        // a provider's hidden keys (`__address`) are state, never code; tests/engine/import.test.ts
+        // holds this to the CLI's written program.
+        const code = Object.fromEntries(Object.entries(inputs).filter(([key]) => !key.startsWith("__")));
+        steps.push({ op: "import", urn, type: object.type, name: object.name, inputs: code });
+        resources.push({ urn, type: object.type, name: object.name, id: read.id, inputs: code, outputs });
       } catch (e) {
         errors.push(`${urn}: import failed: ${(e as Error).message}`);
       }

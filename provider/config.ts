@@ -29,6 +29,8 @@ export interface ServiceConfig {
   timeoutMs: number;
   /** Secrets service: send `X-Keep-Request: true` (required behind proxies with require_request_header). */
   requestHeader: boolean;
+  /** Addresses the same cluster was reached at before: objects recorded there are this cluster's. */
+  previousAddresses: string[];
 }
 
 /** A setting: its stack config key (under the service prefix), its environment variable, its default. */
@@ -49,6 +51,11 @@ export interface Setting {
 }
 
 const common = (prefix: string): Setting[] => [
+  {
+    key: "previousAddresses",
+    env: `${prefix}_PREVIOUS_ADDRS`,
+    description: "addresses the same cluster was reached at before, comma-separated: objects made there are taken as this cluster's when the address changes (otherwise a changed address is refused, or replaces them through the plugin)",
+  },
   { key: "caCert", env: `${prefix}_CACERT`, description: "PEM text, or path to a PEM file, of CA certificates to trust" },
   { key: "skipTlsVerify", env: `${prefix}_SKIP_VERIFY`, default: "false", type: "boolean", description: "disable TLS certificate verification (only when asked)" },
   { key: "maxRetries", env: `${prefix}_MAX_RETRIES`, default: "4", shared: true, type: "integer", description: "retries of 412 and 5xx answers, resets and timeouts (429 answers have their own budget of at least 30)" },
@@ -212,6 +219,7 @@ function readServiceConfig(
     retryBaseDelayMs: read(250, () => parseNumber(raw.retryBaseDelayMs ?? "250", label.retryBaseDelayMs, 0)),
     timeoutMs: read(60, () => parseNumber(raw.timeoutSeconds ?? "60", label.timeoutSeconds, 0.001)) * 1000,
     requestHeader: raw.requestHeader ? read(false, () => parseBoolean(raw.requestHeader!, label.requestHeader)) : false,
+    previousAddresses: (raw.previousAddresses ?? "").split(",").map((a) => a.trim()).filter(Boolean),
   };
   return problems.length ? { problems } : { config, problems };
 }
@@ -247,4 +255,20 @@ export function settingLabel(service: ServiceModule, key: string, cluster?: stri
   }
   const name = `${configPrefix(service, cluster)}:${key}`;
   return env ? `${name} (or ${env})` : name;
+}
+
+/** An address as the cluster it names: scheme and host in lower case, no default port, no trailing slash. */
+export function clusterOfAddress(address: string): string {
+  try {
+    const url = new URL(address);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`.toLowerCase();
+  } catch {
+    return address.replace(/\/+$/, "").toLowerCase();
+  }
+}
+
+/** Whether an address recorded with an object names the cluster a service's settings reach now. */
+export function isSameCluster(recorded: string, config: Pick<ServiceConfig, "address" | "previousAddresses">): boolean {
+  const cluster = clusterOfAddress(recorded);
+  return [config.address, ...config.previousAddresses].some((a) => clusterOfAddress(a) === cluster);
 }

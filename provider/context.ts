@@ -23,6 +23,11 @@ export interface OperationContext {
   warn(message: string): void;
   /** Information for the user (an operation that found nothing to do, a configuration left in place). */
   info(message: string): void;
+  /**
+   * A changed service address replaces the resources (the plugin's `DiffConfig` asks the engine to),
+   * so a check lets it pass; the dynamic door has no such step, and refuses it instead.
+   */
+  addressChangeReplaces?: boolean;
 }
 
 /**

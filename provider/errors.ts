@@ -243,16 +243,19 @@ export class ObjectExistsError extends Error {
       refusal?: ApiError;
       /** The object's own ID, where the service gave it one of another form (a workspace's `ws-…`). */
       ownId?: string;
+      /** Another way to adopt it, said last. */
+      hint?: string;
     } = {},
   ) {
-    const { refusal, ownId } = options;
+    const { refusal, ownId, hint } = options;
     const said = refusal ? ` (${refusal.method} ${refusal.path} answered ${refusal.status}: ${refusal.messages.join("; ") || "taken"})` : "";
     super(
       `the service already holds ${shortToken} "${objectId}"${ownId ? `, ID ${ownId}` : ""}${said}, and this stack's state does not, ` +
         "so it was left exactly as it is: a create never writes over an object it did not make. " +
         "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs), " +
         `or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${ownId ?? objectId}\`); ` +
-        "if another stack manages it, choose another name instead",
+        "if another stack manages it, choose another name instead" +
+        (hint ? `. ${hint}` : ""),
     );
   }
 }

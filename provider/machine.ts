@@ -7,6 +7,7 @@ import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, isNotFound, ObjectExistsError, PartialCreateError } from "./errors";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
+import { isSameCluster, settingLabel, type ServiceConfig } from "./config";
 import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown, isUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";
@@ -20,6 +21,11 @@ export const PROVIDER_KEY = "__provider";
 export const REPLACE_ON_CHANGES_KEY = "__replaceOnChanges";
 /** The adoption input every CRUD resource accepts. */
 export const ADOPT_KEY = "adopt";
+/**
+ * The address of the service an object was made (and last managed) at, kept beside its inputs and
+ * outputs: an object does not move when its service's address changes, so neither may the state.
+ */
+export const ADDRESS_KEY = "__address";
 
 export type Props = Record<string, unknown>;
 
@@ -39,8 +45,37 @@ export function toPlainJson<T>(value: T): T {
 
 /** The props without what a door adds beside the inputs (the dynamic host's provider text, the replaceOnChanges option). */
 export function withoutProvider(props: Props): Props {
-  const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, ...rest } = props;
+  const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, [ADDRESS_KEY]: _address, ...rest } = props;
   return rest;
+}
+
+/** The address of a resource's service as its settings give it now; undefined where they cannot (a problem reported apart). */
+function serviceAddress(service: ServiceModule, cluster: unknown, ctx: OperationContext): ServiceConfig | undefined {
+  try {
+    return ctx.config(service, typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined);
+  } catch {
+    // As `connectionProblems`: settings that cannot be read are reported there, or at the first request.
+    return undefined;
+  }
+}
+
+/**
+ * Why an object recorded at one address cannot be managed through the settings of another, with
+ * the ways forward; undefined when they name the same cluster (or nothing was recorded).
+ */
+export function movedAddressProblem(spec: Pick<ResourceSpec, "module">, what: string, recorded: unknown, cluster: unknown, ctx: OperationContext): string | undefined {
+  if (typeof recorded !== "string") return undefined;
+  const config = serviceAddress(spec.module, cluster, ctx);
+  if (!config || isSameCluster(recorded, config)) return undefined;
+  const named = typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined;
+  const address = settingLabel(spec.module, "address", named);
+  const previous = settingLabel(spec.module, "previousAddresses", named).split(" ")[0];
+  return (
+    `${what} was made at ${recorded}, and ${address} now names ${config.address}: objects do not move with an address, ` +
+    `and this stack would lose ${recorded}'s object. Set ${address} back to ${recorded} to manage it there; ` +
+    `if ${config.address} reaches the same cluster, add ${recorded} to ${previous}; ` +
+    `to move the objects, destroy them with the old address first (or forget them with \`pulumi state delete\`), then up with the new one`
+  );
 }
 
 /** Whether `replaceOnChanges` (property paths, `*` for any) names a changed input. */
@@ -236,9 +271,24 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     throw new ResourceOperationError(token, id, operation, cause);
   };
 
-  /** Outputs: the declared inputs plus the computed values, as plain JSON. */
-  const outputsOf = (inputs: Props, computed: unknown): Props =>
-    toPlainJson({ ...withoutProvider(inputs), ...(computed as Props) });
+  /** Outputs: the declared inputs plus the computed values, as plain JSON, and the address of the object's service. */
+  const outputsOf = (inputs: Props, computed: unknown): Props => {
+    const here = serviceAddress(spec.module, inputs.cluster, context());
+    return toPlainJson({ ...withoutProvider(inputs), ...(computed as Props), ...(here ? { [ADDRESS_KEY]: here.address } : {}) });
+  };
+  /** How messages name the object of some props: its type and natural ID. */
+  const nameOf = (props: Props): string => {
+    try {
+      return `${shortToken} "${spec.naturalId(withoutProvider(props) as never)}"`;
+    } catch {
+      return shortToken;
+    }
+  };
+  /** Refuses to act on an object recorded at another cluster than the settings reach now. */
+  const refuseMoved = (id: string, operation: string, props: Props): void => {
+    const moved = movedAddressProblem(spec, `${shortToken} "${id}"`, props[ADDRESS_KEY], props.cluster, context());
+    if (moved) throw new ResourceOperationError(token, id, operation, new Error(moved));
+  };
 
   return {
     token,
@@ -275,6 +325,14 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             reason: `takes over an existing object at the first create only, and this object is in state: the change of ${replacing.join(", ")} replaces it, and with adopt set the replacement would take over the object the new inputs name instead of creating one. Remove adopt from the program (it is done), then run again`,
           });
         }
+      }
+      if (result.value) {
+        // Where the object lives: recorded with it, and compared with where the settings point now.
+        const ctx = context();
+        const moved = ctx.addressChangeReplaces ? undefined : movedAddressProblem(spec, nameOf(olds), olds[ADDRESS_KEY], olds.cluster, ctx);
+        if (moved) failures.push({ property: "", reason: moved });
+        const here = serviceAddress(spec.module, inputs.cluster, ctx);
+        if (here) inputs[ADDRESS_KEY] = here.address;
       }
       if (inState) delete inputs[ADOPT_KEY];
       if (news[REPLACE_ON_CHANGES_KEY] !== undefined) inputs[REPLACE_ON_CHANGES_KEY] = news[REPLACE_ON_CHANGES_KEY];
@@ -399,6 +457,8 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     },
 
     async read(id, props) {
+      // A read at another cluster would find nothing there and drop the object from the state.
+      refuseMoved(id, "read", props);
       const prior = withoutProvider(props);
       let found;
       try {
@@ -425,6 +485,8 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     },
 
     async delete(id, props) {
+      // A delete at another cluster would find nothing there and report the object gone, left where it lives.
+      refuseMoved(id, "delete", props);
       const state = withoutProvider(props);
       const builtIn = spec.builtIn?.(state as never);
       if (builtIn) {

@@ -8,7 +8,7 @@
  * one (`{ fromConfig: "keepstack:dbPassword" }`), as the engine gives a provider only the keys of its
  * own package. A key that starts like a setting (`keepAdress`) but is none is refused as a misspelling.
  */
-import { ConfigLookup, PLUGIN_PACKAGE, pluginSettingName, serviceConfigProblems, ServiceModule, Setting, SETTINGS } from "../config";
+import { ConfigLookup, isSameCluster, PLUGIN_PACKAGE, pluginSettingName, resolveServiceConfig, serviceConfigProblems, ServiceModule, Setting, SETTINGS } from "../config";
 import type { CheckFailure } from "../validate";
 import { isUnknown } from "../unknowns";
 import type { Props } from "./values";
@@ -157,6 +157,21 @@ export function changedSettings(olds: Props, news: Props): string[] {
   const before = configTexts(olds);
   const after = configTexts(news);
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => before[k] !== after[k]).sort();
+}
+
+/**
+ * The address settings whose change moves the provider to another cluster: the old address names
+ * another cluster than the new one, and the new settings do not name it among the cluster's
+ * previous addresses. The engine replaces such a provider's resources (design §4).
+ */
+export function movedAddresses(olds: Props, news: Props, env: NodeJS.ProcessEnv = process.env): string[] {
+  const before = pluginLookup(configTexts(olds));
+  const after = pluginLookup(configTexts(news));
+  return SERVICES.filter((service) => {
+    const was = serviceConfigProblems(service, before, env).length ? undefined : resolveServiceConfig(service, before, env);
+    const now = serviceConfigProblems(service, after, env).length ? undefined : resolveServiceConfig(service, after, env);
+    return was && now && !isSameCluster(was.address, now);
+  }).map((service) => pluginSettingName(service, "address"));
 }
 
 /** Whether a key of the plugin's configuration holds a credential. */

@@ -20,7 +20,7 @@ import { machineOf } from "../machines";
 import { type AnySpec, PLUGIN_TOKEN_PREFIX, shortTypeOf } from "../spec";
 import { isSecretReference } from "../secret-ref";
 import { isUnknown } from "../unknowns";
-import { changedSettings, checkPluginConfig, configTexts, isSecretSetting, pluginLookup } from "./config";
+import { changedSettings, checkPluginConfig, configTexts, isSecretSetting, movedAddresses, pluginLookup } from "./config";
 import { sdkModules, SdkModules } from "./sdk";
 import type { PluginIo, RunningPlugin } from "./running";
 import { markProps, Props, secretValue, unmark, unmarkProps } from "./values";
@@ -96,10 +96,12 @@ export class PluginServer {
   }
 
   private contextOf(texts: Record<string, string>): OperationContext {
-    return createContext(pluginLookup(texts), process.env, {
+    const context = createContext(pluginLookup(texts), process.env, {
       warn: (message) => this.log.write("warning", message),
       info: (message) => this.log.write("info", message),
     });
+    // DiffConfig answers a changed address with a replacement of the provider and its resources.
+    return { ...context, addressChangeReplaces: true };
   }
 
   private typeOf(token: string): { machine: Machine; spec: AnySpec } {
@@ -210,10 +212,14 @@ export class PluginServer {
           const news = unmarkProps(call.request.getNews()?.toJavaScript()).plain;
           const changed = changedSettings(olds, news);
           const unknown = Object.values(news).some(isUnknown);
+          // Another cluster: the objects stay where they are, so the engine replaces them (the old
+          // ones deleted with the old settings, the new ones made with the new).
+          const moved = unknown ? [] : movedAddresses(olds, news);
           const resp = new proto.DiffResponse();
           resp.setChanges(changed.length || unknown ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
           resp.setDiffsList(changed);
-          for (const key of changed) resp.getDetaileddiffMap().set(key, this.propertyDiff(olds[key], news[key], false));
+          resp.setReplacesList(moved);
+          for (const key of changed) resp.getDetaileddiffMap().set(key, this.propertyDiff(olds[key], news[key], moved.includes(key)));
           resp.setHasdetaileddiff(true);
           return resp;
         }),

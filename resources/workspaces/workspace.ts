@@ -290,7 +290,11 @@ async function explainNameTaken(ctx: OperationContext, error: unknown, organizat
   if (!(error instanceof ApiError) || !isNameTaken(error)) return error;
   const existing = await readWorkspace(ctx, `${organization}/${name}`).catch(() => undefined);
   if (!existing) return error;
-  return new ObjectExistsError("workspaces:Workspace", `${organization}/${name}`, { refusal: error, ownId: existing.id });
+  return new ObjectExistsError("workspaces:Workspace", `${organization}/${name}`, {
+    refusal: error,
+    ownId: existing.id,
+    hint: `\`adopt: true\` finds it by organization and name; \`adopt: true, adoptId: "${existing.id}"\` by its ID`,
+  });
 }
 
 export const workspaceSpec = resourceSpec({

@@ -224,3 +224,72 @@ test(
   },
   ENGINE_TIMEOUT,
 );
+
+test(
+  "verbose logs (-v=9): no token through either door; a dynamic resource's secret value is in the SDK's RegisterResource line, the plugin's is not (README, Configuration)",
+  async () => {
+    await project.stack("verbose", bothDoors(emu).config, bothDoors(emu).secrets);
+    project.write(
+      "index.ts",
+      [
+        'import * as dynamic from "pulumi-keepstack";',
+        'import * as plugin from "@keepstack/pulumi-keepstack";',
+        'new dynamic.keep.kv.Secret("dyn-verbose", { path: "verbose/dyn", data: { password: "dyn-verbose-value" } });',
+        'new plugin.keep.KvSecret("plug-verbose", { path: "verbose/plug", data: { password: "plug-verbose-value" } });',
+        "",
+      ].join("\n"),
+    );
+    const ran = await project.pulumi(["up", "--yes", "--skip-preview", "-v=9", "--logtostderr"]);
+    const line = ran.output.split("\n").find((l) => l.includes("RegisterResource RPC finished") && l.includes("dyn-verbose-value"));
+    expect(line).toBeDefined();
+    expect(ran.output).not.toContain("plug-verbose-value");
+    for (const token of [emu.keep.rootToken, emu.workspaces.tokens.user]) expect(ran.output).not.toContain(token);
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "a changed address is never silent: the dynamic door refuses preview, refresh and destroy naming both addresses, the plugin replaces its objects on the new cluster; previousAddresses says it is the same cluster",
+  async () => {
+    const [a, b] = [emu.keep.url, emu.clusters.dr.url];
+    const at = (url: string) => ({ "keep:address": url, "keep:token": url === a ? emu.keep.rootToken : emu.clusters.dr.rootToken });
+    const plugAt = (url: string) => ({ "keepstack:keepAddress": url, "keepstack:keepToken": url === a ? emu.keep.rootToken : emu.clusters.dr.rootToken });
+    const secrets = ["keep:token", "keepstack:keepToken"];
+    const declare = (only: "dyn" | "plug") => program((door, ns) => (door === only ? `new ${ns}.keep.AclPolicy("${door}-moved", { name: "${door}-moved", policy: ${JSON.stringify(rule("read"))} });` : ""));
+
+    // The dynamic door: the objects stay at a, so every command that would lose them is refused.
+    await project.stack("moved-dyn", bothDoors(emu).config, bothDoors(emu).secrets);
+    project.write("index.ts", declare("dyn"));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    await project.setConfig(at(b), secrets);
+    const said = `keep:AclPolicy "dyn-moved" was made at ${a}, and keep:address (or KEEP_ADDR) now names ${b}`;
+    emu.clearLogs();
+    expect((await project.pulumi(["preview"], { expect: "failure" })).output).toContain(said);
+    expect(emu.requestCount()).toBe(0);
+    expect((await project.pulumi(["refresh", "--yes", "--skip-preview"], { expect: "failure" })).output).toContain(`keep:AclPolicy "dyn-moved": read failed: ${said}`);
+    expect((await project.pulumi(["destroy", "--yes", "--skip-preview"], { expect: "failure" })).output).toContain(`keep:AclPolicy "dyn-moved": delete failed: ${said}`);
+    expect(emu.keep.getPolicy("acl", "dyn-moved")).toBeDefined();
+    // The user says b is the same cluster: nothing to plan.
+    await project.setConfig({ "keep:previousAddresses": a });
+    expect(planOf(await project.pulumi(["preview", "--json"])).changes).toEqual({});
+    await project.pulumi(["config", "rm", "keep:previousAddresses"]);
+    await project.setConfig(at(a), secrets);
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+    expect(emu.keep.getPolicy("acl", "dyn-moved")).toBeUndefined();
+
+    // The plugin: the engine replaces the default provider's objects, the old ones deleted at a.
+    await project.stack("moved-plug", bothDoors(emu).config, bothDoors(emu).secrets);
+    project.write("index.ts", declare("plug"));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    await project.setConfig(plugAt(b), secrets);
+    const plan = planOf(await project.pulumi(["preview", "--json"]));
+    expect(plan.steps.filter((s) => s.name === "plug-moved").map((s) => s.op)).toEqual(["replace"]);
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    expect(emu.keep.getPolicy("acl", "plug-moved")).toBeUndefined();
+    expect(emu.clusters.dr.getPolicy("acl", "plug-moved")).toBeDefined();
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+    expect(emu.clusters.dr.getPolicy("acl", "plug-moved")).toBeUndefined();
+  },
+  ENGINE_TIMEOUT,
+);

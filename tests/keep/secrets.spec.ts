@@ -52,7 +52,7 @@ describe("secrets", () => {
     try {
       const error = (await refused.up(() => new keep.AclPolicy("q", { name: "q", policy: TEXT })).catch((e) => e)) as EngineError;
       expect(error).toBeInstanceOf(EngineError);
-      expect(error.message).toMatch(/keep:AclPolicy "q": create failed: keep: POST \/v1\/sys\/policies\/acl\/q returned 403: permission denied\. the token was refused or lacks permission: check keep:token \(or KEEP_TOKEN\)/);
+      expect(error.message).toMatch(/keep:AclPolicy "q": create failed: keep: GET \/v1\/sys\/policies\/acl\/q returned 403: permission denied\. the token was refused or lacks permission: check keep:token \(or KEEP_TOKEN\)/);
       expect(error.message).not.toContain("wrong-token-value");
       expect(JSON.stringify(refused.exportState())).not.toContain("wrong-token-value");
     } finally {

@@ -71,7 +71,7 @@ describe("mesh.Partition deletion rules", () => {
       })
       .catch((e: unknown) => e)) as EngineError;
     expect(error).toBeInstanceOf(EngineError);
-    expect(error.message).toMatch(/mesh:Partition "taken": create failed: partition "taken" already exists on the service .*set `adopt: true`/);
+    expect(error.message).toMatch(/mesh:Partition "taken": create failed: the service already holds mesh:Partition "taken" \(PUT \/v1\/partition answered 500: .*already exists.*declare it with `adopt: true`/);
     expect(stack.mesh.log.lines()).toEqual(["PUT /v1/partition"]);
     expect(stack.mesh.getPartition("taken")?.Description).toBe("someone else's");
     expect(stack.engine.state.size).toBe(0);

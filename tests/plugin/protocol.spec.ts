@@ -180,10 +180,14 @@ describe("the protocol", () => {
     }
   });
 
-  test("DiffConfig names the changed settings, replaces nothing, and answers no change when nothing changed", async () => {
+  test("DiffConfig names the changed settings, replaces the provider when an address names another cluster, and answers no change when nothing changed", async () => {
     const urn = urnOf("pulumi:providers:keepstack");
-    const diff = await host.diffConfig(urn, { keepAddress: "https://a:8200", keepToken: secret("one") }, { keepAddress: "https://b:8200", keepToken: secret("two"), meshAddress: "http://m:8500" });
-    expect(diff).toMatchObject({ changes: "some", replaces: [], diffs: ["keepAddress", "keepToken", "meshAddress"], detailedDiff: { keepAddress: "update", keepToken: "update", meshAddress: "add" } });
+    // The secrets service at another cluster: replaced. The mesh's address set to its default: the same cluster.
+    const diff = await host.diffConfig(urn, { keepAddress: "https://a:8200", keepToken: secret("one") }, { keepAddress: "https://b:8200", keepToken: secret("two"), meshAddress: "http://127.0.0.1:8500" });
+    expect(diff).toMatchObject({ changes: "some", replaces: ["keepAddress"], diffs: ["keepAddress", "keepToken", "meshAddress"], detailedDiff: { keepAddress: "update-replace", keepToken: "update", meshAddress: "add" } });
+    // A token alone, the same cluster written otherwise, or a new address the settings call the same cluster: nothing replaced.
+    expect((await host.diffConfig(urn, { keepAddress: "https://a:8200", keepToken: secret("one") }, { keepAddress: "https://A:8200/", keepToken: secret("two") })).replaces).toEqual([]);
+    expect((await host.diffConfig(urn, { keepAddress: "https://a:8200" }, { keepAddress: "https://b:8200", keepPreviousAddresses: "https://a:8200" })).replaces).toEqual([]);
     expect((await host.diffConfig(urn, { keepAddress: "https://a:8200" }, { keepAddress: "https://a:8200" })).changes).toBe("none");
   });
 

@@ -145,7 +145,7 @@ describe("objects at a path", () => {
     const machine = createMachine(gadget, () => ctxFor(config()));
     const state = { mount: "gear", name: "g1", password: "pw", maxSize: 1, serial: "s0" };
     reply = () => ({ status: 200, body: { max_size: 5, palette: "green", password: "****", serial: "s1" } });
-    expect((await machine.read("gear/gadgets/g1", state)).props).toEqual({ mount: "gear", name: "g1", maxSize: 5, colours: ["green"], password: "pw", serial: "s1" });
+    expect((await machine.read("gear/gadgets/g1", state)).props).toEqual({ mount: "gear", name: "g1", maxSize: 5, colours: ["green"], password: "pw", serial: "s1", __address: base });
     reply = () => ({ status: 200, body: { request_id: "r", lease_id: "", data: { max_size: 7, palette: "a,b", serial: "s2" } } });
     expect((await machine.read("gear/gadgets/g1", state)).props).toMatchObject({ maxSize: 7, colours: ["a", "b"], password: "pw", serial: "s2" });
   });

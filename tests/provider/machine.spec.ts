@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { createContext } from "../../provider/context";
 import { PartialCreateError } from "../../provider/errors";
-import { createMachine } from "../../provider/machine";
+import { ADDRESS_KEY, createMachine } from "../../provider/machine";
 import { resourceSpec } from "../../provider/spec";
 import { UNKNOWN } from "../../provider/unknowns";
 import { validateInputs } from "../../provider/validate";
@@ -34,6 +34,8 @@ const spec = resourceSpec({
   async delete() {},
 });
 const machine = createMachine(spec, () => createContext(() => undefined, {}));
+/** Where the object's service is (the default address): recorded with its inputs and outputs. */
+const AT = { [ADDRESS_KEY]: "https://127.0.0.1:8200" };
 
 describe("validateInputs", () => {
   test("names nested properties with the rule and fills defaults", () => {
@@ -51,7 +53,7 @@ describe("validateInputs", () => {
 
 describe("machine", () => {
   test("check returns parsed inputs or failures; with unknowns the inputs pass through", async () => {
-    expect(await machine.check({}, { name: "a", __provider: "p" })).toEqual({ inputs: { name: "a", size: 1, tags: [] }, failures: [] });
+    expect(await machine.check({}, { name: "a", __provider: "p" })).toEqual({ inputs: { name: "a", size: 1, tags: [], ...AT }, failures: [] });
     expect((await machine.check({}, { name: "a", size: -1 })).failures).toEqual([{ property: "size", reason: expect.stringMatching(/>0|positive|greater/i) }]);
     expect(await machine.check({}, { name: UNKNOWN })).toEqual({ inputs: { name: UNKNOWN }, failures: [] });
     expect((await machine.check({}, { name: "a", adopt: "yes" })).failures[0].property).toBe("adopt");
@@ -75,7 +77,7 @@ describe("machine", () => {
   });
 
   test("outputs are the inputs plus computed values, as plain JSON", async () => {
-    expect(await machine.create({ name: "a", __provider: "p" })).toEqual({ id: "a", outs: { name: "a", size: 1, tags: [], serial: "s-1" } });
+    expect(await machine.create({ name: "a", __provider: "p" })).toEqual({ id: "a", outs: { name: "a", size: 1, tags: [], serial: "s-1", ...AT } });
   });
 
   test("a partial create reports the object as created-but-failed, provider included", async () => {
@@ -86,7 +88,7 @@ describe("machine", () => {
       reasons: string[];
     };
     expect(error.id).toBe("half");
-    expect(error.properties).toEqual({ name: "half", size: 1, tags: [], serial: "s-1", __provider: "p" });
+    expect(error.properties).toEqual({ name: "half", size: 1, tags: [], serial: "s-1", __provider: "p", ...AT });
     expect(error.reasons).toEqual(["finish step failed"]);
     expect(error.message).toMatch(/keep:Thing "half": create failed: made, then failed to finish/);
   });

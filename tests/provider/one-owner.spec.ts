@@ -111,3 +111,41 @@ describe.each(DOORS)("through the %s door", (door) => {
     }
   });
 });
+
+describe("a changed address, through the dynamic door", () => {
+  let other: KeepEmulator;
+  beforeAll(async () => {
+    other = await startKeepEmulator();
+  });
+  afterAll(() => other?.close());
+
+  test("preview, refresh and destroy are refused, naming the object and both addresses; the same cluster is told by previousAddresses or a trailing slash", async () => {
+    const name = "moved-dynamic";
+    const settingsAt = (url: string, extra: Record<string, string> = {}) => ({ "keep:address": url, "keep:token": url.startsWith(emu.url) ? emu.rootToken : other.rootToken, ...extra });
+    const engine = new Engine({ project: "one-owner", config: settingsAt(emu.url) });
+    try {
+      await engine.up(policy("dynamic", name));
+      const said = `keep:AclPolicy "${name}" was made at ${emu.url}, and keep:address (or KEEP_ADDR) now names ${other.url}`;
+      await engine.setConfig(settingsAt(other.url));
+      const errorOf = async (run: Promise<unknown>) => ((await run.catch((e) => e)) as EngineError).errors?.join("\n") ?? "";
+      other.log.clear();
+      expect(await errorOf(engine.preview(policy("dynamic", name)))).toContain(said);
+      expect(await errorOf(engine.refresh())).toContain(`keep:AclPolicy "${name}": read failed: ${said}`);
+      expect(await errorOf(engine.destroy())).toContain(`keep:AclPolicy "${name}": delete failed: ${said}`);
+      expect(other.log.count).toBe(0);
+      expect(emu.getPolicy("acl", name)).toBeDefined();
+      expect(engine.state.size).toBe(1);
+
+      // Said to be the same cluster: nothing refused, nothing planned.
+      await engine.setConfig(settingsAt(other.url, { "keep:previousAddresses": `https://elsewhere.example, ${emu.url}` }));
+      expect(summarize((await engine.preview(policy("dynamic", name))).steps)).toEqual({ same: 1 });
+      // An address written with a trailing slash names the same cluster.
+      await engine.setConfig(settingsAt(`${emu.url}/`));
+      expect(summarize((await engine.preview(policy("dynamic", name))).steps)).toEqual({ same: 1 });
+      await engine.destroy();
+      expect(emu.getPolicy("acl", name)).toBeUndefined();
+    } finally {
+      await engine.close();
+    }
+  });
+});

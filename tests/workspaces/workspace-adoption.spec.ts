@@ -114,9 +114,9 @@ describe("workspace adoption and references", () => {
     const error = (await stack.engine.up(program(false)).catch((e: unknown) => e)) as EngineError;
     expect(error).toBeInstanceOf(EngineError);
     expect(stack.emu.log.entries.filter((e) => e.method === "POST").map((e) => e.status)).toEqual([422]);
-    expect(error.message).toContain(`workspace "theirs" already exists in organization "acme" with ID ${theirs}`);
-    expect(error.message).toContain(`adopt it with \`adopt: true\``);
-    expect(error.message).toContain(`adoptId: "${theirs}"`);
+    expect(error.message).toContain(`the service already holds workspaces:Workspace "acme/theirs", ID ${theirs} (POST /api/v2/organizations/acme/workspaces answered 422`);
+    expect(error.message).toContain("declare it with `adopt: true`");
+    expect(error.message).toContain(`\`adopt: true, adoptId: "${theirs}"\` by its ID`);
     expect(stack.engine.state.size).toBe(0);
 
     // Following the advice works.

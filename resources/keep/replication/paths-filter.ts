@@ -3,8 +3,8 @@
  * `deny` keeps the listed mounts and namespaces from the secondary, `allow` sends only them. The ID
  * is the secondary's cluster ID (`clusterId` of its `SecondaryEnable`). After the secondary takes a
  * new token with update-primary the service drops the filter: refresh sees it gone and the next
- * `up` makes it again. Create reads first and writes nothing when the filter is in place already;
- * a cluster that is no longer a primary keeps no filters, so delete has nothing to do there.
+ * `up` makes it again. A cluster that is no longer a primary keeps no filters, so delete has
+ * nothing to do there (and a read finds none).
  */
 import { z } from "zod";
 import type { OperationContext } from "../../../provider/context";
@@ -63,17 +63,6 @@ export const pathsFilterSpec: typeof base = {
       return;
     }
     await base.delete(ctx, id, state);
-  },
-  async create(ctx, values) {
-    const id = base.naturalId(values);
-    const found = await base.read(ctx, id);
-    const same =
-      found?.inputs.mode === values.mode && JSON.stringify(normalizeFilterPaths(found.inputs.paths ?? [])) === JSON.stringify(normalizeFilterPaths(values.paths));
-    if (same) {
-      ctx.info(`keep:ReplicationPathsFilter "${id}": the filter is in place already: nothing written`);
-      return { id, computed: {} };
-    }
-    return base.create(ctx, values);
   },
 } satisfies ResourceSpec<typeof base.inputs, typeof base.computed>;
 

@@ -32,12 +32,15 @@ describe("keep.cloud requests per operation", () => {
     new keep.cloud.Credentials("ci", { role: "deploy", roleArn: ROLE_ARN }, { dependsOn: [role, rotation] });
   };
 
-  test("preview: none; create: root 2, lease 1, role 1, rotation 2, credentials 1", async () => {
+  test("preview: none; create: root 3, lease 2, role 2, rotation 2, credentials 1", async () => {
     expect(await count(() => stack.engine.preview(program()))).toEqual([]);
     expect(await count(() => stack.engine.up(program()))).toEqual([
+      "GET config/lease", // lease: nothing there before the first write (one owner)
+      "GET config/root", // root: nothing there before the first write
       "GET config/root", // root: read back after the write
       "GET config/root", // rotation: the key it replaces
       "GET creds/deploy", // credentials (the role ARN is given: no role read)
+      "GET roles/deploy", // role: nothing there before the first write
       "POST config/lease",
       "POST config/root",
       "POST config/rotate-root",

@@ -40,6 +40,7 @@ describe("keep.cloud.RotateRoot", () => {
     const up = await stack.engine.up(program());
     expect(summarize(up.steps)).toEqual({ create: 2 });
     expect(requests(stack)).toEqual([
+      "GET cloudA/config/root 204",
       "POST cloudA/config/root 204",
       "GET cloudA/config/root 200",
       "GET cloudA/config/root 200",

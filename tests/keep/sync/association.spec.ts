@@ -30,8 +30,8 @@ describe("keep.sync.Association", () => {
   }
   const program = (o: Options = {}) => () => {
     const config = o.disabled === undefined ? undefined : new keep.sync.Config("sync", { disabled: o.disabled });
-    const secret = new keep.kv.Secret("db", { path: o.secretName ?? "app/db", data: o.data ?? { user: "app", password: "pw-1" } });
-    const destination = new keep.sync.CloudASmDestination("aws", { name: "aws", region: "eu-west-1", purgeOnDestroy: o.purgeOnDestroy });
+    const secret = new keep.kv.Secret("db", { path: o.secretName ?? "app/db", data: o.data ?? { user: "app", password: "pw-1" }, adopt: o.adopt });
+    const destination = new keep.sync.CloudASmDestination("aws", { name: "aws", region: "eu-west-1", purgeOnDestroy: o.purgeOnDestroy, adopt: o.adopt });
     const association = new keep.sync.Association(
       "db-aws",
       { destinationType: destination.destinationType, destinationName: destination.name, mount: secret.mount, secretName: secret.path, adopt: o.adopt },
@@ -68,8 +68,12 @@ describe("keep.sync.Association", () => {
     stack.keep.log.clear();
     const up = await stack.engine.up(program());
     expect(up.outputs.status).toBe("SYNCED");
-    expect(lines().filter((l) => l.includes("/associations"))).toEqual(["POST /v1/sys/sync/destinations/cloudA-sm/aws/associations/set"]);
-    expect(lines().filter((l) => l.includes("/destinations/cloudA-sm/aws") && !l.includes("/associations"))).toEqual(["POST /v1/sys/sync/destinations/cloudA-sm/aws"]);
+    // Each create reads first: it never writes over an object it did not make.
+    expect(lines().filter((l) => l.includes("/associations"))).toEqual([
+      "GET /v1/sys/sync/associations/destinations?mount=secret&secret_name=app%2Fdb",
+      "POST /v1/sys/sync/destinations/cloudA-sm/aws/associations/set",
+    ]);
+    expect(lines().filter((l) => l.includes("/destinations/cloudA-sm/aws") && !l.includes("/associations"))).toEqual(["GET /v1/sys/sync/destinations/cloudA-sm/aws", "POST /v1/sys/sync/destinations/cloudA-sm/aws"]);
     expect(JSON.parse(external()[`keep/${accessor()}/app/db`].value)).toEqual({ user: "app", password: "pw-1" });
     const association = [...stack.engine.state.values()].find((r) => r.name === "db-aws")!;
     expect(association.id).toBe("cloudA-sm/aws/secret/app/db");
@@ -144,6 +148,7 @@ describe("keep.sync.Association", () => {
     sync().holdSyncing(0);
     expect(up.outputs.status).toBe("SYNCED");
     expect(lines().filter((l) => l.includes("/associations"))).toEqual([
+      "GET /v1/sys/sync/associations/destinations?mount=secret&secret_name=app%2Fdb",
       "POST /v1/sys/sync/destinations/cloudA-sm/aws/associations/set",
       "GET /v1/sys/sync/associations/destinations?mount=secret&secret_name=app%2Fdb",
       "GET /v1/sys/sync/associations/destinations?mount=secret&secret_name=app%2Fdb",

@@ -31,7 +31,9 @@ describe("keep.sync.Config", () => {
     const up = await stack.engine.up(program({ queueCapacity: 5000 }));
     expect(up.outputs).toEqual({ id: "sync-config" });
     expect(config()).toMatchObject({ disabled: false, queueCapacity: 5000 });
+    // Read first: at the service's defaults, the configuration is nobody's, and is written.
     expect(stack.keep.log.entries.map((e) => [e.method, e.path, e.headers["content-type"], e.body])).toEqual([
+      ["GET", "/v1/sys/sync/config", "application/json", undefined],
       ["PATCH", "/v1/sys/sync/config", "application/merge-patch+json", { disabled: false, queue_capacity: 5000 }],
     ]);
     expect(summarize((await stack.engine.preview(program({ queueCapacity: 5000 }))).steps)).toEqual({ same: 1 });
