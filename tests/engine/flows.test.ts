@@ -188,7 +188,9 @@ test(
     expect(holding((await project.exportStack(false)).deployment.resources!)).toEqual([]);
     expect(holding((await project.exportStack(true)).deployment.resources!).sort()).toEqual(["pulumi:providers:keepstack", "pulumi:providers:pulumi-nodejs"]);
 
-    // The tokens in the environment of `pulumi` instead: nothing of them reaches the state.
+    // The tokens in the environment of `pulumi` instead: nothing of them reaches the state. The first
+    // stack's objects go first: a second stack never takes them over.
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
     const env = { KEEP_TOKEN: emu.keep.rootToken, WORKSPACES_TOKEN: emu.workspaces.tokens.user, MESH_HTTP_TOKEN: emu.mesh.rootToken };
     const settings = Object.fromEntries(Object.entries(bothDoors(emu).config).filter(([key]) => !/[Tt]oken$/.test(key)));
     await project.stack("tokens-env", settings);
@@ -226,9 +228,10 @@ test(
 );
 
 test(
-  "verbose logs (-v=9): no token through either door; a dynamic resource's secret value is in the SDK's RegisterResource line, the plugin's is not (README, Configuration)",
+  "verbose logs (-v=9): no token, no value given by reference; a secret value given directly is in the Node.js SDK's RegisterResource line, through either door (README, Configuration)",
   async () => {
     await project.stack("verbose", bothDoors(emu).config, bothDoors(emu).secrets);
+    await project.setConfig({ "app:awsSecret": "by-reference-value" }, ["app:awsSecret"]);
     project.write(
       "index.ts",
       [
@@ -236,13 +239,15 @@ test(
         'import * as plugin from "@keepstack/pulumi-keepstack";',
         'new dynamic.keep.kv.Secret("dyn-verbose", { path: "verbose/dyn", data: { password: "dyn-verbose-value" } });',
         'new plugin.keep.KvSecret("plug-verbose", { path: "verbose/plug", data: { password: "plug-verbose-value" } });',
+        'new dynamic.keep.sync.CloudASmDestination("dyn-ref", { name: "verbose-ref", region: "eu-west-1", accessKeyId: "AKIAVERBOSE", secretAccessKey: { fromConfig: "app:awsSecret" } });',
         "",
       ].join("\n"),
     );
     const ran = await project.pulumi(["up", "--yes", "--skip-preview", "-v=9", "--logtostderr"]);
-    const line = ran.output.split("\n").find((l) => l.includes("RegisterResource RPC finished") && l.includes("dyn-verbose-value"));
-    expect(line).toBeDefined();
-    expect(ran.output).not.toContain("plug-verbose-value");
+    for (const value of ["dyn-verbose-value", "plug-verbose-value"]) {
+      expect([value, ran.output.split("\n").some((l) => l.includes("RegisterResource RPC finished") && l.includes(value))]).toEqual([value, true]);
+    }
+    expect(ran.output).not.toContain("by-reference-value");
     for (const token of [emu.keep.rootToken, emu.workspaces.tokens.user]) expect(ran.output).not.toContain(token);
     await project.pulumi(["destroy", "--yes", "--skip-preview"]);
   },
@@ -258,7 +263,9 @@ test(
     const secrets = ["keep:token", "keepstack:keepToken"];
     const declare = (only: "dyn" | "plug") => program((door, ns) => (door === only ? `new ${ns}.keep.AclPolicy("${door}-moved", { name: "${door}-moved", policy: ${JSON.stringify(rule("read"))} });` : ""));
 
-    // The dynamic door: the objects stay at a, so every command that would lose them is refused.
+    // The dynamic door: a command that runs the program with the new address is refused, before any
+    // request. Refresh and destroy run the provider with the settings the state holds for it: the old
+    // ones until an up records the new, then refused alike, never taking the object for gone.
     await project.stack("moved-dyn", bothDoors(emu).config, bothDoors(emu).secrets);
     project.write("index.ts", declare("dyn"));
     await project.pulumi(["up", "--yes", "--skip-preview"]);
@@ -266,15 +273,20 @@ test(
     const said = `keep:AclPolicy "dyn-moved" was made at ${a}, and keep:address (or KEEP_ADDR) now names ${b}`;
     emu.clearLogs();
     expect((await project.pulumi(["preview"], { expect: "failure" })).output).toContain(said);
-    expect(emu.requestCount()).toBe(0);
+    expect((await project.pulumi(["preview", "--refresh"], { expect: "failure" })).output).toContain(said);
+    expect(countSteps(stepsOf(await project.pulumi(["refresh", "--yes", "--skip-preview", "--json"])))).toEqual({ same: 1 });
+    expect((await project.pulumi(["up", "--yes", "--skip-preview"], { expect: "failure" })).output).toContain(said);
     expect((await project.pulumi(["refresh", "--yes", "--skip-preview"], { expect: "failure" })).output).toContain(`keep:AclPolicy "dyn-moved": read failed: ${said}`);
     expect((await project.pulumi(["destroy", "--yes", "--skip-preview"], { expect: "failure" })).output).toContain(`keep:AclPolicy "dyn-moved": delete failed: ${said}`);
+    expect(emu.clusters.dr.log.count).toBe(0);
     expect(emu.keep.getPolicy("acl", "dyn-moved")).toBeDefined();
     // The user says b is the same cluster: nothing to plan.
     await project.setConfig({ "keep:previousAddresses": a });
     expect(planOf(await project.pulumi(["preview", "--json"])).changes).toEqual({});
+    // Back at a: an up records it for the provider, and destroy deletes the object where it lives.
     await project.pulumi(["config", "rm", "keep:previousAddresses"]);
     await project.setConfig(at(a), secrets);
+    expect(countSteps(stepsOf(await project.pulumi(["up", "--yes", "--skip-preview", "--json"])))).toEqual({ same: 1 });
     await project.pulumi(["destroy", "--yes", "--skip-preview"]);
     expect(emu.keep.getPolicy("acl", "dyn-moved")).toBeUndefined();
 
