@@ -8,22 +8,11 @@ import * as net from "node:net";
 import { keep, workspaces } from "pulumi-keepstack";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { Engine, EngineError, Program } from "../../harness";
-import { pluginResource } from "../support/plugin-sdk";
+import { pluginResource, settingsOfDoor } from "../support/plugin-sdk";
 
 type Door = "dynamic" | "plugin";
 const DOORS: Door[] = ["dynamic", "plugin"];
 const POLICY = 'path "secret/*" { capabilities = ["read"] }';
-
-/** The settings of a door: `keep:address`, or the plugin's `keepstack:keepAddress`. */
-function settings(door: Door, values: Record<string, string>): Record<string, string> {
-  if (door === "dynamic") return values;
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => {
-      const [service, setting] = key.split(":");
-      return [`keepstack:${service}${setting[0].toUpperCase()}${setting.slice(1)}`, value];
-    }),
-  );
-}
 
 const policy = (door: Door, name: string): Program => () => {
   if (door === "plugin") pluginResource("keep:AclPolicy", name, { name, policy: POLICY });
@@ -55,7 +44,7 @@ afterAll(() => keepEmulator?.close());
 
 describe.each(DOORS)("through the %s door", (door) => {
   test("a refused connection names the address tried; the operation is said once", async () => {
-    const engine = new Engine({ project: "messages", config: settings(door, { "keep:address": closedAddress, "keep:maxRetries": "1", "keep:retryBaseDelayMs": "1" }) });
+    const engine = new Engine({ project: "messages", config: settingsOfDoor(door, { "keep:address": closedAddress, "keep:maxRetries": "1", "keep:retryBaseDelayMs": "1" }) });
     const said = await failure(engine, engine.up(policy(door, "readers")));
     // A create's first request is its read (it never writes over an object it did not make).
     expect(said).toContain(`keep:AclPolicy "readers": create failed: keep: GET /v1/sys/policies/acl/readers failed without an answer from ${closedAddress} (ECONNREFUSED) after 1 retry`);
@@ -66,7 +55,7 @@ describe.each(DOORS)("through the %s door", (door) => {
   test("a timeout names the timeout of each attempt and how many attempts there were", async () => {
     // The service holds every write until the client gives up on it; the second attempt too.
     keepEmulator.faults.inject({ times: 2, match: new RegExp(`^(PUT|POST) .*acl/slow-${door}$`), holdUntilAborted: true });
-    const engine = new Engine({ project: "messages", config: settings(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken, "keep:timeoutSeconds": "0.5", "keep:maxRetries": "1", "keep:retryBaseDelayMs": "1" }) });
+    const engine = new Engine({ project: "messages", config: settingsOfDoor(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken, "keep:timeoutSeconds": "0.5", "keep:maxRetries": "1", "keep:retryBaseDelayMs": "1" }) });
     try {
       const said = await failure(engine, engine.up(policy(door, `slow-${door}`)));
       expect(said).toMatch(/keep:AclPolicy "slow-\w+": create failed: keep: (PUT|POST) \/v1\/sys\/policies\/acl\/slow-\w+ failed without an answer from http:\/\/127\.0\.0\.1:\d+ \(ETIMEDOUT: no answer within 0\.5 s, the timeout of each of 2 attempts\)/);
@@ -82,7 +71,7 @@ describe.each(DOORS)("through the %s door", (door) => {
     const engine = new Engine({
       project: "messages",
       progress: (line) => lines.push(line),
-      config: settings(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken, "keep:timeoutSeconds": "1", "keep:maxRetries": "0" }),
+      config: settingsOfDoor(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken, "keep:timeoutSeconds": "1", "keep:maxRetries": "0" }),
     });
     try {
       await failure(engine, engine.up(policy(door, `waiting-${door}`)));
@@ -100,7 +89,7 @@ describe.each(DOORS)("through the %s door", (door) => {
   });
 
   test("a service whose address has no default and is not set is refused in preview, naming the setting, with no request", async () => {
-    const engine = new Engine({ project: "messages", config: settings(door, { "keep:address": keepEmulator.url }), env: { WORKSPACES_ADDR: "" } });
+    const engine = new Engine({ project: "messages", config: settingsOfDoor(door, { "keep:address": keepEmulator.url }), env: { WORKSPACES_ADDR: "" } });
     const program: Program = () => {
       if (door === "plugin") pluginResource("workspaces:Workspace", "app", { name: "app" });
       else new workspaces.Workspace("app", { name: "app" });
@@ -111,7 +100,7 @@ describe.each(DOORS)("through the %s door", (door) => {
   });
 
   test("the old half of a replacement whose delete is refused is named by its type and name, with the request and what to do", async () => {
-    const engine = new Engine({ project: "messages", config: settings(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken }) });
+    const engine = new Engine({ project: "messages", config: settingsOfDoor(door, { "keep:address": keepEmulator.url, "keep:token": keepEmulator.rootToken }) });
     try {
       await engine.up(policy(door, "old-half"));
       keepEmulator.faults.inject({ times: 1, match: /DELETE .*acl\/old-half$/, status: 403 });

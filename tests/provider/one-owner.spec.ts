@@ -6,23 +6,12 @@
 import { keep } from "pulumi-keepstack";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { Engine, EngineError, Program, summarize } from "../../harness";
-import { pluginResource } from "../support/plugin-sdk";
+import { pluginResource, settingsOfDoor } from "../support/plugin-sdk";
 
 type Door = "dynamic" | "plugin";
 const DOORS: Door[] = ["dynamic", "plugin"];
 const POLICY = 'path "secret/*" { capabilities = ["read"] }';
 const THEIRS = 'path "secret/*" { capabilities = ["deny"] }';
-
-/** The settings of a door: `keep:address`, or the plugin's `keepstack:keepAddress`. */
-function settings(door: Door, values: Record<string, string>): Record<string, string> {
-  if (door === "dynamic") return values;
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => {
-      const [service, setting] = key.split(":");
-      return [`keepstack:${service}${setting[0].toUpperCase()}${setting.slice(1)}`, value];
-    }),
-  );
-}
 
 const policy = (door: Door, name: string, extra: Record<string, unknown> = {}): Program => () => {
   if (door === "plugin") pluginResource("keep:AclPolicy", name, { name, policy: POLICY, ...extra });
@@ -42,7 +31,7 @@ afterAll(() => emu?.close());
 
 describe.each(DOORS)("through the %s door", (door) => {
   const engineWith = (values: Record<string, string> = {}) =>
-    new Engine({ project: "one-owner", config: settings(door, { "keep:address": emu.url, "keep:token": emu.rootToken, ...values }) });
+    new Engine({ project: "one-owner", config: settingsOfDoor(door, { "keep:address": emu.url, "keep:token": emu.rootToken, ...values }) });
 
   test("a policy someone else made is refused by name and left as it was; adopt takes it over, said in the program", async () => {
     const name = `shared-${door}`;

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../../emulator";
+import { pluginSettingName, type ServiceModule } from "../../provider/config";
 import { generatedResource } from "./declared-program";
 
 interface PropertySpec {
@@ -83,6 +84,17 @@ export function pluginConfigOf(emu: Emulator): Record<string, string> {
 }
 
 /** The plugin's credentials: secret config. */
+/** Stack settings as a door reads them: the dynamic door's `keep:address`, or the plugin's `keepstack:keepAddress`. */
+export function settingsOfDoor(door: "dynamic" | "plugin", values: Record<string, string>): Record<string, string> {
+  if (door === "dynamic") return values;
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => {
+      const [service, setting] = key.split(":");
+      return [`keepstack:${pluginSettingName(service as ServiceModule, setting)}`, value];
+    }),
+  );
+}
+
 export const PLUGIN_SECRET_CONFIG = ["keepstack:keepToken", "keepstack:workspacesToken", "keepstack:meshToken"];
 
 /** The same settings in the variables the package's commands read, as the emulator exports them. */
