@@ -382,22 +382,15 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         return fail(naturalId, "create", e);
       }
 
-      /** Takes an existing object into state and converges it to the declared inputs. */
-      const takeOver = async (operation: string, lookupId: string): Promise<{ id: string; outs: Props }> => {
+      /** Takes an existing object into state and converges it to the declared inputs; undefined when there is none. */
+      const takeOver = async (operation: string, lookupId: string): Promise<{ id: string; outs: Props } | undefined> => {
         let existing;
         try {
           existing = await spec.read(ctx, lookupId);
         } catch (e) {
           return fail(naturalId, operation, e);
         }
-        if (!existing) {
-          throw new ResourceOperationError(
-            token,
-            naturalId,
-            operation,
-            new Error("adopt is set but no such object exists on the service: create it there first, or remove `adopt` to let this program create it"),
-          );
-        }
+        if (!existing) return undefined;
         const id = existing.id ?? lookupId;
         const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
@@ -416,8 +409,49 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         }
       };
 
-      const lookupId = spec.adoptionId?.(inputs as never) ?? naturalId;
-      if (inputs[ADOPT_KEY]) return takeOver("adopt", lookupId);
+      /** Makes the object, and says what a failure of it means. */
+      const make = async (): Promise<{ id: string; outs: Props }> => {
+        try {
+          const { id, computed } = await spec.create(ctx, sent as never);
+          return { id, outs: outputsOf(inputs, computed) };
+        } catch (e) {
+          // An earlier attempt of this create may have made the object before its answer was lost:
+          // "it exists" then means it is ours, not someone else's.
+          if (e instanceof ApiError && e.earlierAttemptMayHaveActed && spec.isConflict?.(e)) {
+            const own = await takeOver("create (taking over the object an earlier attempt made)", lookupId);
+            if (own) return own;
+          }
+          if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, { refusal: e }));
+          /** Keeps the object in state as created-but-failed: the next up writes it again, a refresh drops it when it is not there. */
+          const keptFailed = (id: string, computed: Props, message: string, reasons: string[]): never => {
+            const properties = { ...outputsOf(inputs, computed), [PROVIDER_KEY]: props[PROVIDER_KEY] };
+            throw Object.assign(new Error(message), { id, properties, reasons });
+          };
+          if (e instanceof PartialCreateError) return keptFailed(e.id, e.properties, describe(token, e.id, "create", e), e.reasons);
+          // A write that may have reached the service (no answer, a 5xx): the object may be there, made
+          // by this create. Under its natural ID in the state it stays this program's own, where a
+          // later create would refuse it as someone else's. (An object whose ID the service makes
+          // cannot be kept so: its create recognises its own through `isConflict` or its own ledger.)
+          if (e instanceof ApiError && e.mayHaveActed && e.method !== "GET" && createGuardOf(spec) !== "always-new" && !spec.adoptionId) {
+            const message = `${describe(token, naturalId, "create", e)} The object may have been made: the state keeps it, so the next up writes it again (a refresh drops it if it is not there).`;
+            return keptFailed(naturalId, {}, message, [message]);
+          }
+          return fail(naturalId, "create", withReferenceAdvice(spec, inputs, e));
+        }
+      };
+
+      const adoptionId = spec.adoptionId?.(inputs as never);
+      const lookupId = adoptionId ?? naturalId;
+      if (inputs[ADOPT_KEY]) {
+        const adopted = await takeOver("adopt", lookupId);
+        if (adopted) return adopted;
+        // An ID given to find the object by (a workspace's `adoptId`) names one object: not a new one.
+        if (adoptionId) {
+          throw new ResourceOperationError(token, naturalId, "adopt", new Error(`the service holds no object of ID ${adoptionId}: check the ID, or leave the ID out to adopt the object of this name, or to create it when there is none`));
+        }
+        ctx.info(`${shortToken} "${naturalId}": adopt is set and the service holds no such object: this program creates it`);
+        return make();
+      }
       if (createGuardOf(spec) === "read-first") {
         // One owner (design §4): a create never writes over an object it did not make.
         let found;
@@ -428,32 +462,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         }
         if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, lookupId, { ownId: found.id && found.id !== lookupId ? found.id : undefined }));
       }
-      try {
-        const { id, computed } = await spec.create(ctx, sent as never);
-        return { id, outs: outputsOf(inputs, computed) };
-      } catch (e) {
-        // An earlier attempt of this create may have made the object before its answer was lost:
-        // "it exists" then means it is ours, not someone else's.
-        if (e instanceof ApiError && e.earlierAttemptMayHaveActed && spec.isConflict?.(e)) {
-          return takeOver("create (taking over the object an earlier attempt made)", lookupId);
-        }
-        if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, { refusal: e }));
-        /** Keeps the object in state as created-but-failed: the next up writes it again, a refresh drops it when it is not there. */
-        const keptFailed = (id: string, computed: Props, message: string, reasons: string[]): never => {
-          const properties = { ...outputsOf(inputs, computed), [PROVIDER_KEY]: props[PROVIDER_KEY] };
-          throw Object.assign(new Error(message), { id, properties, reasons });
-        };
-        if (e instanceof PartialCreateError) return keptFailed(e.id, e.properties, describe(token, e.id, "create", e), e.reasons);
-        // A write that may have reached the service (no answer, a 5xx): the object may be there, made
-        // by this create. Under its natural ID in the state it stays this program's own, where a
-        // later create would refuse it as someone else's. (An object whose ID the service makes
-        // cannot be kept so: its create recognises its own through `isConflict` or its own ledger.)
-        if (e instanceof ApiError && e.mayHaveActed && e.method !== "GET" && createGuardOf(spec) !== "always-new" && !spec.adoptionId) {
-          const message = `${describe(token, naturalId, "create", e)} The object may have been made: the state keeps it, so the next up writes it again (a refresh drops it if it is not there).`;
-          return keptFailed(naturalId, {}, message, [message]);
-        }
-        return fail(naturalId, "create", withReferenceAdvice(spec, inputs, e));
-      }
+      return make();
     },
 
     async read(id, props) {

@@ -40,8 +40,8 @@ type InputLevels<T> = 0 extends 1 & T
 
 export interface AdoptionArgs {
   /**
-   * Adopt an object that already exists on the service instead of creating it: create reads it by its
-   * natural ID, fails if it is absent, and converges it to the declared inputs.
+   * Adopt an object that already exists on the service instead of refusing it: create reads it by its
+   * natural ID and converges it to the declared inputs; when there is none, it creates it.
    */
   adopt?: pulumi.Input<boolean>;
 }

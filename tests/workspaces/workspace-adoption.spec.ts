@@ -62,16 +62,22 @@ describe("workspace adoption and references", () => {
     expect(summarize((await stack.engine.preview(() => new workspaces.Workspace("by-id", { name: "by-id", workingDirectory: "infra", adopt: true }))).steps)).toEqual({ same: 1 });
   });
 
-  test("adopting a workspace that does not exist fails clearly and creates nothing", async () => {
+  test("adopting a workspace by a name the organization does not hold creates it; by an ID that names none, fails and creates nothing", async () => {
     const error = await stack.engine
       .up(() => {
-        new workspaces.Workspace("ghost", { name: "ghost", adopt: true });
+        new workspaces.Workspace("ghost", { name: "ghost", adopt: true, adoptId: "ws-0000000000000000" });
       })
       .catch((e: EngineError) => e);
     expect(error).toBeInstanceOf(EngineError);
-    expect((error as EngineError).message).toMatch(/workspaces:Workspace "ghost": adopt failed: adopt is set but no such object exists/);
+    expect((error as EngineError).message).toMatch(/workspaces:Workspace "[^"]*ghost": adopt failed: the service holds no object of ID ws-0000000000000000/);
     expect(stack.emu.findWorkspace("acme", "ghost")).toBeUndefined();
     expect(stack.engine.state.size).toBe(0);
+
+    await stack.engine.up(() => {
+      new workspaces.Workspace("ghost", { name: "ghost", adopt: true });
+    });
+    expect(stack.emu.findWorkspace("acme", "ghost")).toBeDefined();
+    await stack.engine.destroy();
   });
 
   test("get reads a workspace by ID or by <organization>/<name> without managing it", async () => {
