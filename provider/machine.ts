@@ -43,7 +43,7 @@ export function toPlainJson<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
 }
 
-/** The props without what a door adds beside the inputs (the dynamic host's provider text, the replaceOnChanges option). */
+/** The props without what is kept beside the inputs (the dynamic host's provider text, the replaceOnChanges option, the service's address). */
 export function withoutProvider(props: Props): Props {
   const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, [ADDRESS_KEY]: _address, ...rest } = props;
   return rest;
