@@ -83,10 +83,10 @@ export function pluginStepsOf(entry: Entry): StepName[] {
 
 /**
  * Whether a create can meet an object of its own ID that someone else made (`takeover`, a create
- * refused by name): every adoptable object but those whose every create makes a new one.
+ * refused by name): every object but those whose every create makes a new one.
  */
 export function takesOverNothing(entry: Entry): boolean {
-  return !isOperationSpec(entry.spec) && adoptable(entry.spec) && !entry.spec.alwaysNew;
+  return !isOperationSpec(entry.spec) && !entry.spec.alwaysNew;
 }
 
 /** The type token of a case's resource through a door. */
