@@ -167,9 +167,17 @@ export function changedSettings(olds: Props, news: Props): string[] {
 export function movedAddresses(olds: Props, news: Props, env: NodeJS.ProcessEnv = process.env): string[] {
   const before = pluginLookup(configTexts(olds));
   const after = pluginLookup(configTexts(news));
+  // Settings that cannot be read are CheckConfig's to name: no move is said of them.
+  const read = (service: ServiceModule, lookup: ConfigLookup) => {
+    try {
+      return resolveServiceConfig(service, lookup, env);
+    } catch {
+      return undefined;
+    }
+  };
   return SERVICES.filter((service) => {
-    const was = serviceConfigProblems(service, before, env).length ? undefined : resolveServiceConfig(service, before, env);
-    const now = serviceConfigProblems(service, after, env).length ? undefined : resolveServiceConfig(service, after, env);
+    const was = read(service, before);
+    const now = read(service, after);
     return was && now && !isSameCluster(was.address, now);
   }).map((service) => pluginSettingName(service, "address"));
 }
