@@ -85,7 +85,7 @@ export function pluginStepsOf(entry: Entry): StepName[] {
  * Whether a create can meet an object of its own ID that someone else made (`takeover`, a create
  * refused by name): every object but those whose every create makes a new one.
  */
-export function takesOverNothing(entry: Entry): boolean {
+export function canMeetExisting(entry: Entry): boolean {
   return !isOperationSpec(entry.spec) && !entry.spec.alwaysNew;
 }
 

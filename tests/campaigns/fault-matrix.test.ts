@@ -14,7 +14,7 @@ import { RequestRecord } from "../../emulator/common";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { registeredResources } from "../../resources/registry";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { Door, entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, pluginStepsOf, Reference, runCase, StepName, stepsOf, takesOverNothing, targetsOf } from "./cases";
+import { Door, entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, pluginStepsOf, Reference, runCase, StepName, stepsOf, canMeetExisting, targetsOf } from "./cases";
 import { Lane, startLane } from "./services";
 
 /**
@@ -99,7 +99,7 @@ describe("fault matrix", () => {
       ...steps.flatMap(({ entry, step }, i) => (step === "create" ? [{ entry, step, door: "dynamic" as Door, name: `cld${i}x` }] : [])),
       ...all.flatMap((entry) => pluginStepsOf(entry).map((step) => ({ entry, step, door: "plugin" as Door }))).map((job, i) => ({ ...job, name: `plg${i}x` })),
       // A create over an object someone else made, refused, through both doors.
-      ...all.filter(takesOverNothing).flatMap((entry) => DOORS.map((door) => ({ entry, step: "takeover" as StepName, door }))).map((job, i) => ({ ...job, name: `own${i}x` })),
+      ...all.filter(canMeetExisting).flatMap((entry) => DOORS.map((door) => ({ entry, step: "takeover" as StepName, door }))).map((job, i) => ({ ...job, name: `own${i}x` })),
     ];
     const cleanOutcomes = await onLanes(lanes, cleanJobs, (lane, { entry, step, door, name }) => runCase(lane, entry, step, name, { door }), { ms: 60_000, late: (_, lane) => lateOutcome(60, lane) }, "fault matrix, clean runs");
     cleanJobs.forEach(({ entry, step, door }, i) => clean.set(`${entry.type} ${step} ${door}`, cleanOutcomes[i]));
@@ -193,7 +193,7 @@ describe("fault matrix", () => {
     const runs = [...clean.entries()].filter(([key]) => key.startsWith(`${type} takeover `));
     const entry = all.find((e) => e.type === type);
     // Every type whose create can meet an existing object is tried, through both doors.
-    expect(runs.map(([key]) => key).sort()).toEqual(entry && takesOverNothing(entry) ? DOORS.map((door) => `${type} takeover ${door}`).sort() : []);
+    expect(runs.map(([key]) => key).sort()).toEqual(entry && canMeetExisting(entry) ? DOORS.map((door) => `${type} takeover ${door}`).sort() : []);
     expect(runs.filter(([, o]) => o.problems.length).map(([key, o]) => `${key}: ${o.problems.join(" | ")}`)).toEqual([]);
   });
 

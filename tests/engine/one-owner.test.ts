@@ -6,14 +6,14 @@
  * every object as A made it; A's destroy removes them.
  */
 import { isOperationSpec } from "../../provider/spec";
-import { takesOverNothing } from "../campaigns/cases";
+import { canMeetExisting } from "../campaigns/cases";
 import { declaredProgramFiles, DeclaredProgram } from "../support/declared-program";
 import { ProgramRun } from "../support/differential";
 import { pageBlocks } from "../support/pages";
 import { ENGINE_TIMEOUT, eventsOf, Project, stepsOf } from "../support/real-engine";
 import { CASES, closeWorld, envOf, everyTypeProject, onClusters, programs, settingsOf, startWorld, World } from "./every-type-program";
 
-const OWNED = CASES.filter((c) => takesOverNothing(c.entry));
+const OWNED = CASES.filter((c) => canMeetExisting(c.entry));
 
 let world: World | undefined;
 afterAll(async () => {
