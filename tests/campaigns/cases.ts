@@ -410,7 +410,9 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
           const planned = (await engine.preview(program)).steps.filter((st) => st.op !== "same");
           const expected = planned.every((st) => st.op === "update" && Object.entries(st.detailedDiff ?? {}).every(([k, kind]) => added.includes(k) && kind === "add"));
           if (!expected) outcome.problems.push(`after the import a preview plans ${canonical(planned.map((st) => ({ op: st.op, kinds: st.detailedDiff ?? {} })))}, more than adding ${added.join(", ") || "nothing"}`);
-          if (added.length) await engine.up(program);
+          // The user's next up after an import: it writes what was added, and records the resource's
+          // dependencies, which an import by ID alone does not know (the destroy that ends the case needs them).
+          await engine.up(program);
         };
         break;
       }
