@@ -1,5 +1,6 @@
 /** Error types shared by the clients and the resource machine. Messages never carry credentials. */
 import type { z } from "zod";
+import { Owner, ownerLabel } from "./owner";
 
 /** One error detail as a service reported it (JSON:API error objects carry title, detail and a pointer). */
 export interface ApiErrorDetail {
@@ -235,27 +236,42 @@ export class PartialCreateError extends Error {
 export class ObjectExistsError extends Error {
   override readonly name = "ObjectExistsError";
   constructor(
-    shortToken: string,
+    readonly shortToken: string,
     /** The object as the program names it. */
     readonly objectId: string,
-    options: {
+    readonly options: {
       /** The service's refusal, where the create itself was refused. */
       refusal?: ApiError;
       /** The object's own ID, where the service gave it one of another form (a workspace's `ws-…`). */
       ownId?: string;
       /** Another way to adopt it, said last. */
       hint?: string;
+      /** The stack's resource the service records as the object's owner. */
+      owner?: Owner;
+      /** Refused at an adoption: the object is recorded as another stack's. */
+      adopting?: boolean;
     } = {},
   ) {
-    const { refusal, ownId, hint } = options;
+    const { refusal, ownId, hint, owner, adopting } = options;
     const said = refusal ? ` (${refusal.method} ${refusal.path} answered ${refusal.status}: ${refusal.messages.join("; ") || "taken"})` : "";
+    const held = `${shortToken} "${objectId}"${ownId ? `, ID ${ownId}` : ""}`;
     super(
-      `the service already holds ${shortToken} "${objectId}"${ownId ? `, ID ${ownId}` : ""}${said}, and this stack's state does not, ` +
-        "so it was left exactly as it is: a create never writes over an object it did not make. " +
-        "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs), " +
-        `or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${ownId ?? objectId}\`); ` +
-        "if another stack manages it, choose another name instead" +
-        (hint ? `. ${hint}` : ""),
+      adopting && owner
+        ? `${held} is managed by ${ownerLabel(owner)} (the service records it), so it was not adopted and was left exactly as it is: ` +
+            "an adoption never gives an object a second owner. Leave it to that stack and choose another name; " +
+            "or, to move it to this stack, remove it from that stack's state (`pulumi state delete` there) and declare it here with `adopt: true, takeOver: true`"
+        : `the service already holds ${held}${said}${owner ? `, managed by ${ownerLabel(owner)}` : ""}, and this stack's state does not, ` +
+            "so it was left exactly as it is: a create never writes over an object it did not make. " +
+            "To manage it from this program, declare it with `adopt: true` (the object is then converged to the declared inputs)" +
+            (owner ? " and `takeOver: true` (it is recorded as another stack's)" : "") +
+            `, or import it (\`pulumi import\` through the keepstack plugin, or \`npx pulumi-keepstack import ${shortToken} ${ownId ?? objectId}\`); ` +
+            "if another stack manages it, choose another name instead" +
+            (hint ? `. ${hint}` : ""),
     );
+  }
+
+  /** The same refusal, naming the owner the service records. */
+  withOwner(owner: Owner): ObjectExistsError {
+    return new ObjectExistsError(this.shortToken, this.objectId, { ...this.options, owner });
   }
 }

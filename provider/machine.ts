@@ -6,6 +6,7 @@ import { z } from "zod";
 import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, isNotFound, ObjectExistsError, PartialCreateError } from "./errors";
+import { Owner, ownerLabel, ownerOf, OWNER_KEY, sameResource, sameStack, TAKE_OVER_KEY } from "./owner";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
 import { isSameCluster, settingLabel, type ServiceConfig } from "./config";
 import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
@@ -43,9 +44,9 @@ export function toPlainJson<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
 }
 
-/** The props without what is kept beside the inputs (the dynamic host's provider text, the replaceOnChanges option, the service's address). */
+/** The props without what is kept beside the inputs (the dynamic host's provider text, the replaceOnChanges option, the service's address, the owner). */
 export function withoutProvider(props: Props): Props {
-  const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, [ADDRESS_KEY]: _address, ...rest } = props;
+  const { [PROVIDER_KEY]: _provider, [REPLACE_ON_CHANGES_KEY]: _replaceOnChanges, [ADDRESS_KEY]: _address, [OWNER_KEY]: _owner, ...rest } = props;
   return rest;
 }
 
@@ -221,9 +222,9 @@ export function plannedOutputs(news: Props): Props {
   return withoutProvider(news);
 }
 
-/** The schema the machine validates: the spec's inputs, strict, plus `adopt`. */
+/** The schema the machine validates: the spec's inputs, strict, plus `adopt` and `takeOver`. */
 export function machineSchema(spec: ResourceSpec) {
-  return spec.inputs.extend({ [ADOPT_KEY]: z.boolean().optional() }).strict();
+  return spec.inputs.extend({ [ADOPT_KEY]: z.boolean().optional(), [TAKE_OVER_KEY]: z.boolean().optional() }).strict();
 }
 
 export function createMachine(spec: ResourceSpec, context: () => OperationContext): Machine {
@@ -271,10 +272,18 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     throw new ResourceOperationError(token, id, operation, cause);
   };
 
-  /** Outputs: the declared inputs plus the computed values, as plain JSON, and the address of the object's service. */
-  const outputsOf = (inputs: Props, computed: unknown): Props => {
+  /**
+   * Outputs: the declared inputs plus the computed values, as plain JSON, the address of the
+   * object's service and, where the service records it, the owner (a delete compares it with the record).
+   */
+  const outputsOf = (inputs: Props, computed: unknown, owner?: Owner): Props => {
     const here = serviceAddress(spec.module, inputs.cluster, context());
-    return toPlainJson({ ...withoutProvider(inputs), ...(computed as Props), ...(here ? { [ADDRESS_KEY]: here.address } : {}) });
+    return toPlainJson({
+      ...withoutProvider(inputs),
+      ...(computed as Props),
+      ...(here ? { [ADDRESS_KEY]: here.address } : {}),
+      ...(owner && spec.ownerRecord ? { [OWNER_KEY]: owner } : {}),
+    });
   };
   /** How messages name the object of some props: its type and natural ID. */
   const nameOf = (props: Props): string => {
@@ -292,7 +301,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
 
   return {
     token,
-    inputKeys: [...inputKeys, ADOPT_KEY],
+    inputKeys: [...inputKeys, ADOPT_KEY, TAKE_OVER_KEY],
     plan: plannedOutputs,
 
     async check(olds, news) {
@@ -334,7 +343,16 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         const here = serviceAddress(spec.module, inputs.cluster, ctx);
         if (here) inputs[ADDRESS_KEY] = here.address;
       }
-      if (inState) delete inputs[ADOPT_KEY];
+      if (!inState && inputs[TAKE_OVER_KEY] === true && inputs[ADOPT_KEY] !== true && !containsUnknown(inputs[ADOPT_KEY])) {
+        failures.push({ property: TAKE_OVER_KEY, reason: "takes over an object at its adoption: set adopt: true with it, or leave takeOver out" });
+      }
+      if (inState) {
+        delete inputs[ADOPT_KEY];
+        delete inputs[TAKE_OVER_KEY];
+      }
+      // Who declares the object (the program's stack and resource), for the services that record it.
+      const owner = ownerOf(news[OWNER_KEY]);
+      if (owner) inputs[OWNER_KEY] = owner;
       if (news[REPLACE_ON_CHANGES_KEY] !== undefined) inputs[REPLACE_ON_CHANGES_KEY] = news[REPLACE_ON_CHANGES_KEY];
       return { inputs, failures };
     },
@@ -375,6 +393,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       const inputs = parse(props);
       const naturalId = spec.naturalId(inputs as never);
       const ctx = context();
+      const owner = ownerOf(props[OWNER_KEY]);
       let sent: Props;
       try {
         sent = resolveReferences(inputs, ctx);
@@ -382,38 +401,60 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         return fail(naturalId, "create", e);
       }
 
-      /** Takes an existing object into state and converges it to the declared inputs; undefined when there is none. */
-      const takeOver = async (operation: string, lookupId: string): Promise<{ id: string; outs: Props } | undefined> => {
-        let existing;
+      /** The object of an ID, or undefined; a failure of the read fails the operation. */
+      const readExisting = async (operation: string, lookupId: string) => {
         try {
-          existing = await spec.read(ctx, lookupId);
+          return await spec.read(ctx, lookupId);
         } catch (e) {
           return fail(naturalId, operation, e);
         }
+      };
+      /** Whether a found object's record names this very resource (its own stack's leftover, from a run that was cut short). */
+      const isOwn = (found: { owner?: Owner } | undefined): boolean => Boolean(found?.owner && owner && sameResource(found.owner, owner));
+
+      /**
+       * Takes an existing object into state and converges it to the declared inputs; undefined when
+       * there is none. An object recorded as another stack's is refused unless the program takes it
+       * over (`takeOver: true`); one taken over records its new owner, where the service can.
+       */
+      const takeOver = async (operation: string, lookupId: string, found?: Awaited<ReturnType<typeof spec.read>>): Promise<{ id: string; outs: Props } | undefined> => {
+        const existing = found ?? (await readExisting(operation, lookupId));
         if (!existing) return undefined;
         const id = existing.id ?? lookupId;
-        const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed);
+        if (existing.owner && !(owner && sameStack(existing.owner, owner)) && inputs[TAKE_OVER_KEY] !== true) {
+          return fail(naturalId, operation, new ObjectExistsError(shortToken, lookupId, { ownId: existing.id !== lookupId ? existing.id : undefined, owner: existing.owner, adopting: true }));
+        }
+        const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed, existing.owner);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
-        if (!drifted) {
+        const recordAnew = Boolean(owner && spec.ownerRecord?.rewritable && (spec.ownerRecord.appliesTo?.(inputs as never) ?? true) && !(existing.owner && sameResource(existing.owner, owner)));
+        if (existing.owner && owner && !sameStack(existing.owner, owner)) {
+          ctx.warn(`${shortToken} "${id}": taken over from ${ownerLabel(existing.owner)} (takeOver: true); remove it from that stack's state (\`pulumi state delete\`) so it has one owner again`);
+        }
+        if (!drifted && !recordAnew) {
           // The service cannot show write-only values: the declared ones are taken as those in use, so
           // taking over an unchanged object writes nothing. A later change of them is written.
           const unseen = inputKeys.filter((k) => writeOnly.has(k) && inputs[k] !== undefined);
           if (unseen.length) ctx.info(`${shortToken} "${id}": ${unseen.join(", ")} cannot be read from the service; the declared value is taken as the one in use and written when it changes`);
-          return { id, outs: outputsOf(inputs, existing.computed) };
+          return { id, outs: outputsOf(inputs, existing.computed, owner) };
         }
         try {
-          const computed = await spec.update(ctx, id, sent as never, current);
-          return { id, outs: outputsOf(inputs, computed) };
+          const computed = await spec.update(ctx, id, sent as never, current, owner);
+          return { id, outs: outputsOf(inputs, computed, owner) };
         } catch (e) {
           return fail(naturalId, `${operation} (converging to the declared inputs)`, e);
         }
+      };
+      /** Takes back an object this very resource made in a run cut short before the state recorded it. */
+      const takeBack = (lookupId: string, found: Awaited<ReturnType<typeof spec.read>>) => {
+        ctx.info(`${shortToken} "${found?.id ?? lookupId}": the service records it as made by this resource (${ownerLabel(owner!)}) in a run that did not finish: taken back into the state`);
+        return takeOver("create (taking back this resource's own object)", lookupId, found);
       };
 
       /** Makes the object, and says what a failure of it means. */
       const make = async (): Promise<{ id: string; outs: Props }> => {
         try {
-          const { id, computed } = await spec.create(ctx, sent as never);
-          return { id, outs: outputsOf(inputs, computed) };
+          const { id, computed } = await spec.create(ctx, sent as never, owner);
+          return { id, outs: outputsOf(inputs, computed, owner) };
         } catch (e) {
           // An earlier attempt of this create may have made the object before its answer was lost:
           // "it exists" then means it is ours, not someone else's.
@@ -421,7 +462,14 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             const own = await takeOver("create (taking over the object an earlier attempt made)", lookupId);
             if (own) return own;
           }
-          if (e instanceof ApiError && spec.isConflict?.(e)) return fail(naturalId, "create", new ObjectExistsError(shortToken, lookupId, { refusal: e }));
+          const taken = e instanceof ObjectExistsError ? e : e instanceof ApiError && spec.isConflict?.(e) ? new ObjectExistsError(shortToken, lookupId, { refusal: e }) : undefined;
+          if (taken && spec.ownerRecord) {
+            // The name is taken: by this resource in a run cut short (its record says so), or by someone else.
+            const found = await readExisting("create", lookupId);
+            if (isOwn(found)) return (await takeBack(lookupId, found))!;
+            return fail(naturalId, "create", found?.owner ? taken.withOwner(found.owner) : taken);
+          }
+          if (taken) return fail(naturalId, "create", taken);
           /** Keeps the object in state as created-but-failed: the next up writes it again, a refresh drops it when it is not there. */
           const keptFailed = (id: string, computed: Props, message: string, reasons: string[]): never => {
             const properties = { ...outputsOf(inputs, computed), [PROVIDER_KEY]: props[PROVIDER_KEY] };
@@ -460,7 +508,10 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         } catch (e) {
           return fail(naturalId, "create", e);
         }
-        if (found && (spec.inUse?.(found) ?? true)) throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, lookupId, { ownId: found.id && found.id !== lookupId ? found.id : undefined }));
+        if (found && isOwn(found)) return (await takeBack(lookupId, found))!;
+        if (found && (spec.inUse?.(found) ?? true)) {
+          throw new ResourceOperationError(token, naturalId, "create", new ObjectExistsError(shortToken, lookupId, { ownId: found.id && found.id !== lookupId ? found.id : undefined, owner: found.owner }));
+        }
       }
       return make();
     },
@@ -479,15 +530,22 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       if (!found) return { id: "", props: {} };
       const inputs: Props = { ...defaults, ...prior, ...spec.fromId(id), ...found.inputs };
       for (const key of writeOnly) if (prior[key] !== undefined) inputs[key] = prior[key];
-      return { id: found.id ?? id, props: outputsOf(inputs, found.computed) };
+      const owner = ownerOf(props[OWNER_KEY]);
+      if (owner && found.owner && !sameStack(owner, found.owner)) {
+        context().warn(`${shortToken} "${id}": the service records it as managed by ${ownerLabel(found.owner)}, which took it over: this stack no longer owns it; its destroy leaves it there (forget it here with \`pulumi state delete\`)`);
+      }
+      return { id: found.id ?? id, props: outputsOf(inputs, found.computed, owner) };
     },
 
     async update(id, olds, news) {
       const inputs = parse(news);
+      const owner = ownerOf(news[OWNER_KEY]) ?? ownerOf(olds[OWNER_KEY]);
       try {
         const ctx = context();
-        const computed = await spec.update(ctx, id, resolveReferences(inputs, ctx) as never, withoutProvider(olds));
-        return { outs: outputsOf(inputs, computed) };
+        // The spec sees the owner its last write recorded beside the old outputs (to tell whether to write it again).
+        const recorded = olds[OWNER_KEY] === undefined ? {} : { [OWNER_KEY]: olds[OWNER_KEY] };
+        const computed = await spec.update(ctx, id, resolveReferences(inputs, ctx) as never, { ...withoutProvider(olds), ...recorded }, owner);
+        return { outs: outputsOf(inputs, computed, owner) };
       } catch (e) {
         return fail(id, "update", withReferenceAdvice(spec, inputs, e));
       }
@@ -501,6 +559,21 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       if (builtIn) {
         context().info(`${shortToken} "${id}": ${builtIn} is the service's own: left on the service, removed from the program`);
         return;
+      }
+      const owner = ownerOf(props[OWNER_KEY]);
+      if (owner && spec.ownerRecord?.rewritable && (spec.ownerRecord.appliesTo?.(state as never) ?? true)) {
+        // An object another stack took over (which recorded it) is that stack's now: this stack forgets it, and leaves it.
+        let found;
+        try {
+          found = await spec.read(context(), id, state);
+        } catch (e) {
+          return fail(id, "delete", e);
+        }
+        if (!found) return;
+        if (found.owner && !sameStack(found.owner, owner)) {
+          context().warn(`${shortToken} "${id}": left on the service, which records it as managed by ${ownerLabel(found.owner)} (it took the object over); removed from this stack`);
+          return;
+        }
       }
       try {
         await spec.delete(context(), id, state);

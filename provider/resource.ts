@@ -10,12 +10,14 @@ import type * as pulumi from "@pulumi/pulumi";
 // Values from the SDK's own modules, not its index: the provider host and the plugin load this in
 // every run, and the index brings the automation API and the closure serializer (TypeScript's
 // compiler among them: half a second of CPU) that no provider uses.
+import { getProject, getStack } from "@pulumi/pulumi/metadata";
 import { output, Output, secret } from "@pulumi/pulumi/output";
 import { CustomResource } from "@pulumi/pulumi/resource";
 import { z } from "zod";
 import { TRIGGERS_KEY } from "./operation-machine";
 import { isSecretReference } from "./secret-ref";
 import { ADOPT_KEY, PROVIDER_KEY, REPLACE_ON_CHANGES_KEY } from "./machine";
+import { OWNER_KEY, TAKE_OVER_KEY } from "./owner";
 import { shimText } from "./shim";
 import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";
 
@@ -44,6 +46,11 @@ export interface AdoptionArgs {
    * natural ID and converges it to the declared inputs; when there is none, it creates it.
    */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * With `adopt`: take over an object the service records as another stack's. Without it such an
+   * adoption is refused, naming that stack (one owner: remove the object from that stack's state first).
+   */
+  takeOver?: pulumi.Input<boolean>;
 }
 
 export interface TriggerArgs {
@@ -103,7 +110,7 @@ export function defineResource<S extends InputShape, O extends InputShape>(
 export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClass<any, any> {
   const token = tokenOf(spec);
   const shim = shimText(token);
-  const keys = [...Object.keys(spec.inputs.shape), isOperationSpec(spec) ? TRIGGERS_KEY : ADOPT_KEY, ...Object.keys(spec.computed.shape)];
+  const keys = [...Object.keys(spec.inputs.shape), ...(isOperationSpec(spec) ? [TRIGGERS_KEY] : [ADOPT_KEY, TAKE_OVER_KEY]), ...Object.keys(spec.computed.shape)];
   const secretInputs = new Set<string>(spec.secretInputs ?? []);
   const secretOutputs = [...(spec.secretOutputs ?? [])];
 
@@ -126,6 +133,8 @@ export function defineResource(spec: ResourceSpec | OperationSpec): ResourceClas
         props[key] = value !== undefined && secretInputs.has(key) ? secretUnlessReference(value) : value;
       }
       props[PROVIDER_KEY] = shim;
+      // Which stack's resource declares the object: the services that have room record it (one owner).
+      if (!isOperationSpec(spec)) props[OWNER_KEY] = { project: getProject(), stack: getStack(), resource: name };
       if (opts.replaceOnChanges?.length) props[REPLACE_ON_CHANGES_KEY] = opts.replaceOnChanges;
       const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...secretOutputs];
       // The SDK gives each of the four promises of every output a stack trace, which it prints only with

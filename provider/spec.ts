@@ -7,6 +7,7 @@ import { z } from "zod";
 import { PLUGIN_PACKAGE, type ServiceModule } from "./config";
 import type { OperationContext } from "./context";
 import type { ApiError } from "./errors";
+import type { Owner } from "./owner";
 
 export type { ServiceModule };
 
@@ -21,6 +22,8 @@ export interface ReadResult<I, C> {
    * `<organization>/<name>` has the ID `ws-…`); state then keeps this one.
    */
   id?: string;
+  /** The owner recorded with the object, where the spec keeps one (`ownerRecord`). */
+  owner?: Owner;
 }
 
 export interface ResourceSpec<S extends InputShape = InputShape, O extends InputShape = InputShape> {
@@ -89,10 +92,22 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
    * repeated string, so the program orders and ties them together. A list input refers element by element.
    */
   references?: { [K in keyof z.output<S>]?: InputReference<z.output<S>> };
-  create(ctx: OperationContext, inputs: z.output<S>): Promise<{ id: string; computed: z.output<O> }>;
+  /**
+   * Where the service object keeps the record of which stack's resource made it (design §4, one
+   * owner), for the docs; `rewritable` when an update can write it again (an adoption that takes
+   * the object over records its new owner). Types without it have no room for one in their API.
+   * A spec that has it writes the owner its create and update are given, and its read returns it.
+   */
+  ownerRecord?: {
+    where: string;
+    rewritable: boolean;
+    /** Whether an object of these inputs gets the record (not the service's own objects); all do by default. */
+    appliesTo?(inputs: z.output<S>): boolean;
+  };
+  create(ctx: OperationContext, inputs: z.output<S>, owner?: Owner): Promise<{ id: string; computed: z.output<O> }>;
   /** Undefined when the object does not exist (any more). */
   read(ctx: OperationContext, id: string, state?: Record<string, unknown>): Promise<ReadResult<z.output<S>, z.output<O>> | undefined>;
-  update(ctx: OperationContext, id: string, news: z.output<S>, olds: Record<string, unknown>): Promise<z.output<O>>;
+  update(ctx: OperationContext, id: string, news: z.output<S>, olds: Record<string, unknown>, owner?: Owner): Promise<z.output<O>>;
   delete(ctx: OperationContext, id: string, state: Record<string, unknown>): Promise<void>;
 }
 

@@ -17,7 +17,8 @@ import { nameSettingsAs, PLUGIN_PACKAGE } from "../config";
 import { createContext, OperationContext } from "../context";
 import type { Machine } from "../machine";
 import { machineOf } from "../machines";
-import { type AnySpec, PLUGIN_TOKEN_PREFIX, shortTypeOf } from "../spec";
+import { type AnySpec, isOperationSpec, PLUGIN_TOKEN_PREFIX, shortTypeOf } from "../spec";
+import { OWNER_KEY, ownerOfUrn } from "../owner";
 import { isSecretReference } from "../secret-ref";
 import { isUnknown } from "../unknowns";
 import { changedSettings, checkPluginConfig, configTexts, isSecretSetting, movedAddresses, pluginLookup } from "./config";
@@ -57,6 +58,8 @@ function tokenOf(req: { getUrn(): string; getType?(): string }): string {
 /** Where warnings and information go: the engine's log when one is connected, else standard error. */
 class EngineLog {
   private client: any;
+  /** Messages sent and not yet acknowledged: a call is answered after its messages arrived, so they show with it. */
+  private readonly pending = new Set<Promise<void>>();
   constructor(private readonly sdk: SdkModules) {}
 
   connect(address: string | undefined): void {
@@ -70,9 +73,19 @@ class EngineLog {
     const req = new this.sdk.engine.LogRequest();
     req.setSeverity(severity === "warning" ? this.sdk.engine.LogSeverity.WARNING : this.sdk.engine.LogSeverity.INFO);
     req.setMessage(message);
-    this.client.log(req, (error: unknown) => {
-      if (error) fallback();
-    });
+    const sent = new Promise<void>((resolve) =>
+      this.client.log(req, (error: unknown) => {
+        if (error) fallback();
+        resolve();
+      }),
+    );
+    this.pending.add(sent);
+    void sent.then(() => this.pending.delete(sent));
+  }
+
+  /** Resolves once every message written so far reached the engine (or fell back to standard error). */
+  async delivered(): Promise<void> {
+    await Promise.all([...this.pending]);
   }
 
   close(): void {
@@ -147,8 +160,12 @@ export class PluginServer {
   /** Answers a call, turning a thrown error into the gRPC error the engine shows (a created-but-failed object kept). */
   private answer(callback: Callback, work: () => Promise<unknown>, failed?: (e: any) => any): void {
     work().then(
-      (value) => callback(null, value),
-      (e: any) => {
+      async (value) => {
+        await this.log.delivered();
+        callback(null, value);
+      },
+      async (e: any) => {
+        await this.log.delivered();
         const error = failed?.(e) ?? { code: this.sdk.grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) };
         callback(error, null, error.metadata);
       },
@@ -249,7 +266,9 @@ export class PluginServer {
           const { machine, spec } = this.typeOf(tokenOf(req));
           const news = unmarkProps(req.getNews()?.toJavaScript());
           const olds = unmarkProps(req.getOlds()?.toJavaScript()).plain;
-          const { inputs, failures } = await machine.check(olds, news.plain);
+          // Which stack's resource declares the object, as the dynamic class passes it (one owner).
+          const owner = isOperationSpec(spec) ? undefined : ownerOfUrn(req.getUrn());
+          const { inputs, failures } = await machine.check(olds, owner ? { ...news.plain, [OWNER_KEY]: owner } : news.plain);
           const resp = new proto.CheckResponse();
           resp.setInputs(this.struct(markProps(inputs, this.secretInputs(spec, inputs, news.secrets))));
           resp.setFailuresList(failures.map((f) => this.failure(f)));

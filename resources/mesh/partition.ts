@@ -8,6 +8,7 @@ import { mesh, MeshPartition } from "../../provider/contracts/mesh";
 import { MeshClient, meshRefusalOf } from "../../provider/mesh-client";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ApiError } from "../../provider/errors";
+import { Owner, ownerOf, OWNER_KEY, sameResource, withOwnerNote, withoutOwnerNote } from "../../provider/owner";
 import { resourceSpec } from "../../provider/spec";
 import { retryPolicyOf } from "../../provider/http";
 import { waitFor, WaitTimeoutError } from "../../provider/wait";
@@ -79,12 +80,19 @@ export async function waitForPartitionRemoval(client: MeshClient, name: string, 
   });
 }
 
-const partitionBody = (args: Pick<Inputs, "name" | "description">) => ({ Name: args.name, Description: args.description });
+/** The body of a write: the description carries the owner's note on its last line (one owner). */
+const partitionBody = (args: Pick<Inputs, "name" | "description">, owner: Owner | undefined) => ({
+  Name: args.name,
+  Description: recordsOwner(args) ? withOwnerNote(args.description, owner) : args.description,
+});
 
-async function createPartition(ctx: OperationContext, args: Inputs): Promise<MeshPartition> {
+/** The built-in partition is the service's: no stack records itself as its owner. */
+const recordsOwner = (args: Pick<Inputs, "name">) => args.name !== DEFAULT_PARTITION;
+
+async function createPartition(ctx: OperationContext, args: Inputs, owner: Owner | undefined): Promise<MeshPartition> {
   const client = ctx.mesh();
   try {
-    return (await client.send(mesh.createPartition, { body: partitionBody(args) })).body;
+    return (await client.send(mesh.createPartition, { body: partitionBody(args, owner) })).body;
   } catch (e) {
     const refusal = meshRefusalOf(e);
     // Taken: by an earlier attempt whose answer was lost (the machine takes it over), or by someone
@@ -102,7 +110,7 @@ async function createPartition(ctx: OperationContext, args: Inputs): Promise<Mes
       `partition "${args.name}" is still being deleted after ${timeoutMs / 1000} s (${e.lastSeen}), so it cannot be created again yet: run again later, or raise deletionTimeoutSeconds`,
     );
   }
-  return (await client.send(mesh.createPartition, { body: partitionBody(args) })).body;
+  return (await client.send(mesh.createPartition, { body: partitionBody(args, owner) })).body;
 }
 
 export const partitionSpec = resourceSpec({
@@ -114,9 +122,10 @@ export const partitionSpec = resourceSpec({
   naturalId: (args) => args.name,
   fromId: (id) => ({ name: id }),
   isConflict,
+  ownerRecord: { where: "a last line of its description: `(managed by Pulumi stack <project>/<stack>, resource <name>)`", rewritable: true, appliesTo: recordsOwner },
 
-  async create(ctx, args) {
-    const created = await createPartition(ctx, args);
+  async create(ctx, args, owner) {
+    const created = await createPartition(ctx, args, owner);
     return { id: created.Name, computed: computedOf(created) };
   },
 
@@ -127,16 +136,19 @@ export const partitionSpec = resourceSpec({
     // (`get`, whose prior state holds no name) shows it with its deletedAt.
     const reference = state !== undefined && state.name === undefined;
     if (found.DeletedAt && !reference) return undefined;
-    return { inputs: { name: found.Name, description: found.Description }, computed: computedOf(found) };
+    const { text: description, owner } = withoutOwnerNote(found.Description);
+    return { inputs: { name: found.Name, description }, computed: computedOf(found), owner };
   },
 
-  async update(ctx, id, args, olds) {
-    // Only deletionTimeoutSeconds changed: nothing to send.
-    if (args.description === olds.description && typeof olds.createIndex === "number" && typeof olds.modifyIndex === "number") {
+  async update(ctx, id, args, olds, owner) {
+    // Only deletionTimeoutSeconds changed (and the recorded owner stands): nothing to send.
+    const recorded = ownerOf(olds[OWNER_KEY]);
+    const sameOwner = recorded && owner ? sameResource(recorded, owner) : recorded === owner;
+    if (args.description === olds.description && sameOwner && typeof olds.createIndex === "number" && typeof olds.modifyIndex === "number") {
       return { createIndex: olds.createIndex, modifyIndex: olds.modifyIndex };
     }
     try {
-      return computedOf((await ctx.mesh().send(mesh.updatePartition, { params: { name: id }, body: partitionBody({ name: id, description: args.description }) })).body);
+      return computedOf((await ctx.mesh().send(mesh.updatePartition, { params: { name: id }, body: partitionBody({ name: id, description: args.description }, owner) })).body);
     } catch (e) {
       if (meshRefusalOf(e) === "being-deleted") {
         throw new Error(

@@ -7,6 +7,7 @@ import { failureMessage } from "../../provider/advice";
 import type { OperationContext } from "../../provider/context";
 import { ApiError, ObjectExistsError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
+import { ownerLabel, parseOwnerLabel } from "../../provider/owner";
 import { ReadResult, resourceSpec } from "../../provider/spec";
 import { JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { relatedId } from "../../provider/workspaces-client";
@@ -240,7 +241,8 @@ function inputsOf(resource: JsonApiResourceObject, state: Attributes | undefined
   for (const [key, attribute] of DEFAULTED) put(key, attribute);
   for (const [key, attribute] of CLEARABLE) put(key, attribute);
   put("assessmentsEnabled", "assessments-enabled");
-  put("sourceName", "source-name");
+  // The owner the package records there is no input (see `ownerRecord`).
+  if (!parseOwnerLabel(a["source-name"])) put("sourceName", "source-name");
   put("sourceUrl", "source-url");
   if (declared("iacVersion")) put("iacVersion", "iac-version");
   if (declared("executionMode")) put("executionMode", "execution-mode");
@@ -274,7 +276,7 @@ function vcsRepoInputsOf(repo: Attributes | null, state: Attributes | undefined)
 }
 
 function resultOf(resource: JsonApiResourceObject, state: Attributes | undefined): ReadResult<WorkspaceInputs, Computed> {
-  return { id: resource.id, inputs: inputsOf(resource, state), computed: computedOf(resource) };
+  return { id: resource.id, inputs: inputsOf(resource, state), computed: computedOf(resource), owner: parseOwnerLabel(resource.attributes["source-name"]) };
 }
 
 /** "Name taken": the service's answer when the organization already holds a workspace of this name. */
@@ -330,17 +332,21 @@ export const workspaceSpec = resourceSpec({
   naturalId: (args) => (args.organization ? `${args.organization}/${args.name}` : args.name),
   adoptionId: (args) => args.adoptId,
   isConflict: isNameTaken,
+  ownerRecord: { where: "its `source-name` (shown as \"created via\" it), when the program sets neither `sourceName` nor `sourceUrl`; set at creation only", rewritable: false },
   fromId(id) {
     const slash = id.indexOf("/");
     if (slash >= 0) return { organization: id.slice(0, slash), name: id.slice(slash + 1) };
     return WORKSPACE_ID.test(id) ? {} : { name: id };
   },
-  async create(ctx, args) {
+  async create(ctx, args, owner) {
     const client = ctx.workspaces();
     const organization = client.organization(args.organization);
+    const attributes = createAttributes(args);
+    // The service shows the workspace as "created via" its source: there the package records the owner.
+    if (owner && args.sourceName === undefined && args.sourceUrl === undefined) attributes["source-name"] = ownerLabel(owner);
     let created: JsonApiResourceObject;
     try {
-      created = (await client.send(workspaces.create, { params: { organization }, body: asSent(createAttributes(args), relationshipsOf(args)) })).body;
+      created = (await client.send(workspaces.create, { params: { organization }, body: asSent(attributes, relationshipsOf(args)) })).body;
     } catch (e) {
       // Taken by an earlier attempt of this very create, whose answer was lost: the machine takes it over.
       if (e instanceof ApiError && isNameTaken(e) && e.earlierAttemptMayHaveActed) throw e;

@@ -327,8 +327,8 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
     // The inputs name the prerequisites by the plain values of an earlier run: the resource depends
     // on those its inputs came from, as a program passing their outputs would, so it is deleted before them.
     const dependsOn = [...new Set(Object.values(needed.outputs ?? {}).map(([resource]) => resource))];
-    const withResource = (values: SampleInputs): Program => () =>
-      declare({ resources: [...needed.resources, { door, type: entry.type, path: entry.path, name, inputs: values, dependsOn }], outputs: needed.outputs });
+    const withResource = (values: SampleInputs, resourceName = name): Program => () =>
+      declare({ resources: [...needed.resources, { door, type: entry.type, path: entry.path, name: resourceName, inputs: values, dependsOn }], outputs: needed.outputs });
     /** Checks of the step's own result, made once it ran without a fault. */
     let afterRun: (result: unknown) => Promise<void> = async () => undefined;
     let run: () => Promise<unknown>;
@@ -366,15 +366,17 @@ export async function runCase(lane: Lane, entry: Entry, step: StepName, name: st
         break;
       }
       case "takeover": {
-        // Someone else's object: a stack that does not hold it declares it, changed, without adopt.
-        // The create is refused by name, and writes nothing; the object stays as it was, which the
-        // case's checks (refresh, preview) then confirm against the state that made it.
+        // Someone else's object: a stack that does not hold it declares it, changed, without adopt,
+        // under a resource name of its own (an object the service records as made by this very
+        // resource would be taken back: a run cut short). The create is refused by name, and writes
+        // nothing; the object stays as it was, which the case's checks (refresh, preview) then
+        // confirm against the state that made it.
         const held = resourceOf(engine, entry, door, name);
         const declared = entry.sample.change ? await entry.sample.change(inputs, env) : inputs;
         program = withResource(inputs);
         run = async () => {
           engine.state.delete(held.urn);
-          const refused = await engine.up(withResource(declared)).then(
+          const refused = await engine.up(withResource(declared, `${name}-theirs`)).then(
             () => undefined,
             (e: unknown) => e,
           );

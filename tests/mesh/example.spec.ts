@@ -15,7 +15,8 @@ describe("examples/mesh", () => {
   test("up creates the partition and reads a certificate the roots trust, and an allowed connection", async () => {
     const result = await stack.engine.up(program);
     expect(summarize(result.steps)).toEqual({ create: 1 });
-    expect(stack.mesh.getPartition("team-west")?.Description).toBe("Services of the west team");
+    // The description as declared, and the owner the package records on its last line.
+    expect(stack.mesh.getPartition("team-west")?.Description).toBe("Services of the west team\n\n(managed by Pulumi stack mesh-test/dev, resource team-west)");
     const outputs = result.outputs as Record<string, unknown> & { trustedRoots: string[]; certificate: string; privateKey: string };
     expect(outputs).toMatchObject({ partition: "team-west", mayConnect: true, reason: "Matched L4 intention: web => db (allow)" });
     const certificate = new X509Certificate(outputs.certificate);

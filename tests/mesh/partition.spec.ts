@@ -11,6 +11,9 @@ describe("mesh.Partition", () => {
   afterAll(() => stack.close());
   beforeEach(() => stack.mesh.setDeletionDelay(10));
 
+  /** What the service holds: the declared description, and the owner recorded on its last line. */
+  const recorded = (description: string, resource = "team") => `${description}\n\n(managed by Pulumi stack mesh-test/dev, resource ${resource})`;
+
   const program = (name: string, description?: string) => () => {
     const p = new mesh.Partition("team", { name, description });
     return { id: p.id, name: p.name, description: p.description, createIndex: p.createIndex, modifyIndex: p.modifyIndex };
@@ -37,7 +40,7 @@ describe("mesh.Partition", () => {
     const result = await stack.engine.up(program("na-west", "North America West"));
     expect(summarize(result.steps)).toEqual({ create: 1 });
     const created = stack.mesh.getPartition("na-west")!;
-    expect(created.Description).toBe("North America West");
+    expect(created.Description).toBe(recorded("North America West"));
     expect(result.outputs).toEqual({
       id: "na-west",
       name: "na-west",
@@ -65,7 +68,7 @@ describe("mesh.Partition", () => {
     expect(result.steps[0]).toMatchObject({ op: "update" });
     const put = stack.mesh.log.entries.find((e) => e.method === "PUT")!;
     expect(put.url).toBe("/v1/partition/na-west");
-    expect(put.body).toEqual({ Name: "na-west", Description: "NA West, production" });
+    expect(put.body).toEqual({ Name: "na-west", Description: recorded("NA West, production") });
     const after = stack.mesh.getPartition("na-west")!;
     expect(after.CreateIndex).toBe(before.CreateIndex);
     expect(result.outputs.modifyIndex).toBe(after.ModifyIndex);
@@ -79,7 +82,7 @@ describe("mesh.Partition", () => {
     const result = await stack.engine.up(program("na-east", "NA West, production"));
     expect(result.steps[0]).toMatchObject({ op: "replace", replaces: ["name"] });
     expect(result.outputs.id).toBe("na-east");
-    expect(stack.mesh.getPartition("na-east")?.Description).toBe("NA West, production");
+    expect(stack.mesh.getPartition("na-east")?.Description).toBe(recorded("NA West, production"));
     // Gone, not merely marked for deletion.
     expect(stack.mesh.getPartition("na-west")).toBeUndefined();
   });
@@ -91,7 +94,7 @@ describe("mesh.Partition", () => {
     expect(stack.engine.state.size).toBe(0);
     const result = await stack.engine.up(program("na-east", "NA West, production"));
     expect(summarize(result.steps)).toEqual({ create: 1 });
-    expect(stack.mesh.getPartition("na-east")?.Description).toBe("NA West, production");
+    expect(stack.mesh.getPartition("na-east")?.Description).toBe(recorded("NA West, production"));
   });
 
   test("a partition found marked for deletion on refresh counts as gone", async () => {
@@ -118,7 +121,7 @@ describe("mesh.Partition", () => {
     const preview = await stack.engine.preview(program("drifty", "declared"));
     expect(preview.steps[0]).toMatchObject({ op: "update", diffs: ["description"] });
     await stack.engine.up(program("drifty", "declared"));
-    expect(stack.mesh.getPartition("drifty")?.Description).toBe("declared");
+    expect(stack.mesh.getPartition("drifty")?.Description).toBe(recorded("declared"));
   });
 
   test("destroy marks the partition for deletion and waits until the background deletion removed it", async () => {
@@ -128,7 +131,9 @@ describe("mesh.Partition", () => {
     expect(summarize(result.steps)).toEqual({ delete: 1 });
     expect(stack.mesh.getPartition("drifty")).toBeUndefined();
     const lines = stack.mesh.log.lines();
-    expect(lines[0]).toBe("DELETE /v1/partition/drifty");
+    // First the owner's record is read: an object another stack took over is left to it.
+    expect(lines.slice(0, 2)).toEqual(["GET /v1/partition/drifty?consistent", "DELETE /v1/partition/drifty"]);
+    lines.shift();
     // Polled until the partition answered 404.
     expect(lines.slice(1).every((l) => l === "GET /v1/partition/drifty?consistent")).toBe(true);
     expect(stack.mesh.log.entries.at(-1)?.status).toBe(404);
@@ -146,10 +151,13 @@ describe("mesh.Partition", () => {
     expect(stack.mesh.log.count).toBe(0);
 
     await stack.engine.up(adopt);
-    expect(stack.mesh.getPartition("legacy")?.Description).toBe("managed now");
-    expect(stack.mesh.log.lines().filter((l) => l.includes("as-declared"))).toEqual(["GET /v1/partition/as-declared?consistent"]);
-    expect(stack.mesh.log.entries.filter((e) => e.method === "PUT").map((e) => [e.url, e.body])).toEqual([
-      ["/v1/partition/legacy", { Name: "legacy", Description: "managed now" }],
+    expect(stack.mesh.getPartition("legacy")?.Description).toBe(recorded("managed now", "legacy"));
+    // An adopted partition records its new owner, even when it was as declared.
+    expect(stack.mesh.log.lines().filter((l) => l.includes("as-declared"))).toEqual(["GET /v1/partition/as-declared?consistent", "PUT /v1/partition/as-declared"]);
+    const puts = stack.mesh.log.entries.filter((e) => e.method === "PUT").map((e) => [e.url, e.body]);
+    expect(puts.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+      ["/v1/partition/as-declared", { Name: "as-declared", Description: recorded("already right", "as-declared") }],
+      ["/v1/partition/legacy", { Name: "legacy", Description: recorded("managed now", "legacy") }],
     ]);
     expect(summarize((await stack.engine.preview(adopt)).steps)).toEqual({ same: 2 });
 

@@ -71,7 +71,7 @@ describe("schema.json", () => {
   test.each(registeredResources.map(({ path: p, spec }) => [p, spec] as const))("%s: required inputs, secrets and what replaces are as its spec says", (_path, spec) => {
     const r = schema.resources[`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(spec))}`];
     const inputKeys = Object.keys(spec.inputs.shape);
-    expect(Object.keys(r.inputProperties).sort()).toEqual([...inputKeys, isOperationSpec(spec) ? "triggers" : "adopt"].sort());
+    expect(Object.keys(r.inputProperties).sort()).toEqual([...inputKeys, ...(isOperationSpec(spec) ? ["triggers"] : ["adopt", "takeOver"])].sort());
     for (const key of spec.secretInputs ?? []) {
       expect([key, r.inputProperties[key].secret]).toEqual([key, true]);
       expect([key, r.properties[key].secret]).toEqual([key, true]);

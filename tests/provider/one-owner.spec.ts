@@ -1,10 +1,12 @@
 /**
  * One owner (design §4), through both doors: a create never writes over an object it did not make,
  * and an object a create may have made stays its own. The registry-wide form is the fault matrix's
- * `takeover` runs; these are the cases a user meets, told in full.
+ * `takeover` runs; these are the cases a user meets, told in full: a refused create, a lost answer,
+ * an owner the service records (adoption by another stack, `takeOver`, a leftover taken back), a moved address.
  */
-import { keep } from "pulumi-keepstack";
+import { keep, mesh as mesh_ } from "pulumi-keepstack";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
+import { MeshEmulator, startMeshEmulator } from "../../emulator/mesh";
 import { Engine, EngineError, Program, summarize } from "../../harness";
 import { pluginResource, settingsOfDoor } from "../support/plugin-sdk";
 
@@ -97,6 +99,106 @@ describe.each(DOORS)("through the %s door", (door) => {
     } finally {
       emu.faults.clear();
       await engine.close();
+    }
+  });
+});
+
+describe.each(DOORS)("an owner the service records (a partition's description), through the %s door", (door) => {
+  let mesh: MeshEmulator;
+  beforeAll(async () => {
+    mesh = await startMeshEmulator({ deletionDelayMs: 1 });
+  });
+  afterAll(() => mesh?.close());
+
+  const stackOf = (stack: string) =>
+    new Engine({ project: "owners", stack, config: settingsOfDoor(door, { "mesh:address": mesh.url, "mesh:token": mesh.rootToken, "mesh:retryBaseDelayMs": "1" }) });
+  const partition = (name: string, description: string, extra: Record<string, unknown> = {}): Program => () => {
+    if (door === "plugin") pluginResource("mesh:Partition", name, { name, description, ...extra });
+    else new mesh_.Partition(name, { name, description, ...extra });
+  };
+  const errorsOf = async (run: Promise<unknown>) => ((await run.catch((e) => e)) as EngineError).errors?.join("\n") ?? "no error";
+  const noteOf = (stack: string, name: string) => `(managed by Pulumi stack owners/${stack}, resource ${name})`;
+
+  test("an adoption of another stack's object is refused naming that stack; takeOver moves it, and the old owner's destroy leaves it", async () => {
+    const name = `shared-${door}`;
+    const a = stackOf("team-a");
+    const b = stackOf("team-b");
+    try {
+      await a.up(partition(name, "A's"));
+      expect(mesh.getPartition(name)?.Description).toBe(`A's\n\n${noteOf("team-a", name)}`);
+
+      // Without adopt: refused, naming the owner.
+      const refusedCreate = await errorsOf(b.up(partition(name, "B's")));
+      expect(refusedCreate).toMatch(new RegExp(`create failed: the service already holds mesh:Partition "${name}" \\(.*\\), managed by Pulumi stack owners/team-a, resource ${name}, and this stack's state does not`));
+      // With adopt alone: refused too, in up, naming the stack and the way to take it over; nothing written.
+      mesh.log.clear();
+      const refusedAdopt = await errorsOf(b.up(partition(name, "B's", { adopt: true })));
+      expect(refusedAdopt).toContain(`mesh:Partition "${name}" is managed by Pulumi stack owners/team-a, resource ${name} (the service records it), so it was not adopted`);
+      expect(refusedAdopt).toContain("`adopt: true, takeOver: true`");
+      expect(mesh.log.entries.filter((e) => e.method !== "GET")).toEqual([]);
+      expect(mesh.getPartition(name)?.Description).toBe(`A's\n\n${noteOf("team-a", name)}`);
+      expect(b.state.size).toBe(0);
+
+      // Taken over: converged, recorded as B's, said out loud.
+      const taken = await b.up(partition(name, "B's", { adopt: true, takeOver: true }));
+      expect(taken.diagnostics.join("\n")).toContain(`taken over from Pulumi stack owners/team-a, resource ${name}`);
+      expect(mesh.getPartition(name)?.Description).toBe(`B's\n\n${noteOf("team-b", name)}`);
+
+      // A's refresh says it is no longer A's; A's destroy leaves it to B.
+      expect((await a.refresh()).diagnostics.join("\n")).toContain("this stack no longer owns it");
+      const destroyed = await a.destroy();
+      expect(destroyed.diagnostics.join("\n")).toContain(`left on the service, which records it as managed by Pulumi stack owners/team-b, resource ${name}`);
+      expect(a.state.size).toBe(0);
+      expect(mesh.getPartition(name)?.Description).toBe(`B's\n\n${noteOf("team-b", name)}`);
+      await b.destroy();
+      expect(mesh.getPartition(name)).toBeUndefined();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("a stack's own object its state lost (a run cut short) is taken back by the same resource, said so; another resource of the stack is refused", async () => {
+    const name = `leftover-${door}`;
+    const a = stackOf("team-a");
+    try {
+      await a.up(partition(name, "mine"));
+      // The run that made it was cut short before the state recorded it.
+      a.state.clear();
+      const back = await a.up(partition(name, "mine"));
+      expect(summarize(back.steps)).toEqual({ create: 1 });
+      expect(back.diagnostics.join("\n")).toContain(`mesh:Partition "${name}": the service records it as made by this resource (Pulumi stack owners/team-a, resource ${name}) in a run that did not finish: taken back into the state`);
+      expect(summarize((await a.preview(partition(name, "mine"))).steps)).toEqual({ same: 1 });
+
+      // The same object under another resource name is someone else's to that resource.
+      const other = stackOf("team-a");
+      try {
+        const said = await errorsOf(
+          other.up(() => {
+            if (door === "plugin") pluginResource("mesh:Partition", "another", { name, description: "mine" });
+            else new mesh_.Partition("another", { name, description: "mine" });
+          }),
+        );
+        expect(said).toMatch(new RegExp(`create failed: the service already holds mesh:Partition "${name}" \\(.*\\), managed by Pulumi stack owners/team-a, resource ${name}, and this stack's state does not`));
+      } finally {
+        await other.close();
+      }
+      await a.destroy();
+      expect(mesh.getPartition(name)).toBeUndefined();
+    } finally {
+      await a.close();
+    }
+  });
+
+  test("takeOver without adopt is refused in preview, naming the input, with no request", async () => {
+    const a = stackOf("team-a");
+    try {
+      mesh.log.clear();
+      const said = await errorsOf(a.preview(partition(`lonely-${door}`, "", { takeOver: true })));
+      expect(said).toMatch(/takeOver: takes over an object at its adoption: set adopt: true with it/);
+      expect(mesh.log.count).toBe(0);
+    } finally {
+      await a.close();
     }
   });
 });

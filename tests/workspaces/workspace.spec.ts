@@ -50,6 +50,8 @@ describe("workspaces.Workspace lifecycle", () => {
         "file-triggers-enabled": true,
         "global-remote-state": false,
         "queue-all-runs": false,
+        // Where the package records the owner: the workspace shows it as "created via" this.
+        "source-name": "Pulumi stack ws-test/dev, resource app",
         "speculative-enabled": true,
         "trigger-patterns": [],
         "trigger-prefixes": [],
