@@ -2,8 +2,10 @@
  * One owner, under the real CLI (design §4): stack A makes an object of every type whose create can
  * meet an existing one, through each door; stack B of the same project declares the same objects,
  * changed, without `adopt`. B's `up` is refused for each of them by name, with the way to adopt or
- * import it; B's state holds none of them; nothing B sent changed a service, so A's refresh finds
- * every object as A made it; A's destroy removes them.
+ * import it; where the service records A as the owner, B's adoption is refused too, naming A; B's
+ * state holds none of them; nothing B sent changed a service, so A's refresh finds every object as
+ * A made it. The recorded objects then move to B as the refusal says (A forgets them, B adopts them
+ * with `takeOver`); each stack's destroy removes what it holds.
  */
 import { isOperationSpec } from "../../provider/spec";
 import { canMeetExisting } from "../campaigns/cases";
@@ -14,6 +16,8 @@ import { ENGINE_TIMEOUT, eventsOf, Project, stepsOf } from "../support/real-engi
 import { CASES, closeWorld, envOf, everyTypeProject, onClusters, programs, settingsOf, startWorld, World } from "./every-type-program";
 
 const OWNED = CASES.filter((c) => canMeetExisting(c.entry));
+/** The resources whose service records the stack that made them (a partition's description, a workspace's source). */
+const RECORDED = new Set(OWNED.filter((c) => c.entry.spec.kind !== "operation" && (c.entry.spec as { ownerRecord?: unknown }).ownerRecord).map((c) => c.name));
 
 let world: World | undefined;
 afterAll(async () => {
@@ -36,6 +40,8 @@ test(
   "a second stack declaring every type's existing objects without adopt is refused for each by name, and changes nothing",
   async () => {
     expect(OWNED.length).toBeGreaterThan(20);
+    // A partition and a workspace, through each door.
+    expect(RECORDED.size).toBe(4);
     expect(OWNED.some((c) => isOperationSpec(c.entry.spec))).toBe(false);
     world = await startWorld();
     const project: Project = await everyTypeProject("one-owner");
@@ -85,17 +91,42 @@ test(
     const printed = `error: ${(errors.get(acl.name) ?? [""])[0].trim()}`;
     expect(printed).toBe(documented.trim().replaceAll('"shared"', `"${acl.name}"`).replaceAll("AclPolicy shared`", `AclPolicy ${acl.name}\``));
 
+    // Adopting them does not help where the service records A as the owner: refused in B's up, naming A and the way to take over.
+    const adoptions: DeclaredProgram = { resources: theirs.resources.filter((r) => RECORDED.has(r.name)).map((r) => ({ ...r, inputs: { ...r.inputs, adopt: true } })) };
+    expect(adoptions.resources.length).toBe(RECORDED.size);
+    writeProgram(adoptions);
+    const adoptErrors = errorsByResource(await project.pulumi([...up, "--continue-on-error"], { env, expect: "failure" }));
+    for (const name of RECORDED) {
+      const said = (adoptErrors.get(name) ?? []).join("\n");
+      expect([name, said.includes(`is managed by Pulumi stack one-owner/a, resource ${name} (the service records it), so it was not adopted`) && said.includes("`adopt: true, takeOver: true`")]).toEqual([name, true]);
+    }
+
     // Nothing of A's entered B's state, and the services took no write from B.
     const bState = (await project.exportStack()).deployment.resources ?? [];
     expect(bState.filter((r) => mine.has(r.urn.split("::").pop()!)).map((r) => r.urn)).toEqual([]);
     expect(taken).toEqual([]);
 
-    // A finds every object as it made it, then destroys them.
+    // A finds every object as it made it.
     await project.pulumi(["stack", "select", "a"]);
     const refreshed = stepsOf(await project.pulumi(["refresh", "--yes", "--skip-preview", "--json"], { env }));
     expect(refreshed.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([]);
+
+    // The recorded objects move to B as the refusal says: A forgets them, B adopts them with takeOver, and the services record B.
+    const aState = (await project.exportStack()).deployment.resources ?? [];
+    for (const r of aState.filter((r) => RECORDED.has(r.urn.split("::").pop()!))) await project.pulumi(["state", "delete", r.urn, "--yes"]);
+    await project.pulumi(["stack", "select", "b"]);
+    writeProgram({ resources: adoptions.resources.map((r) => ({ ...r, inputs: { ...r.inputs, takeOver: true } })) });
+    const moved = stepsOf(await project.pulumi(up, { env }));
+    expect(moved.filter((s) => RECORDED.has(s.name)).map((s) => `${s.op} ${s.name}`).sort()).toEqual([...RECORDED].map((n) => `create ${n}`).sort());
+    const partitions = OWNED.filter((c) => c.entry.type === "mesh:Partition").map((c) => adoptions.resources.find((r) => r.name === c.name)!.inputs.name as string);
+    for (const p of partitions) expect(world.emu.mesh.getPartition(p)?.Description).toMatch(/\(managed by Pulumi stack one-owner\/b, resource [dp]t\d+\)$/);
+
+    // Each stack destroys what it holds: nothing is left.
+    await project.pulumi(["destroy", "--yes", "--skip-preview", "--json"], { env });
+    await project.pulumi(["stack", "select", "a"]);
     await project.pulumi(["destroy", "--yes", "--skip-preview", "--json"], { env });
     expect((await project.exportStack()).deployment.resources ?? []).toEqual([]);
+    for (const p of partitions) expect(world.emu.mesh.getPartition(p)).toBeUndefined();
   },
   ENGINE_TIMEOUT,
 );

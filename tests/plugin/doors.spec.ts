@@ -245,8 +245,9 @@ describe("one program through both doors", () => {
       pluginResource("workspaces:Workspace", "w", inputs.workspace);
     };
     const dynamicConfig = Object.fromEntries(Object.entries(config()).map(([k, v]) => [k.replace(/^keepstack:(keep|workspaces|mesh)([A-Z])/, (_m, s: string, c: string) => `${s}:${c.toLowerCase()}`), v]));
-    const first = new Engine({ project: "doors-dynamic", config: dynamicConfig });
-    const second = new Engine({ project: "doors-plugin", config: config(), secretConfig });
+    // One project and stack: the owner each door records is the same too.
+    const first = new Engine({ project: "doors", config: dynamicConfig });
+    const second = new Engine({ project: "doors", config: config(), secretConfig });
     try {
       await first.up(dynamic);
       const throughDynamic = held(names);
@@ -258,6 +259,7 @@ describe("one program through both doors", () => {
       expect(throughDynamic.policy).toBeDefined();
       expect(throughDynamic.partition).toBeDefined();
       expect(throughDynamic.workspace).toBeDefined();
+      expect(throughDynamic.partition?.Description).toBe("declared once\n\n(managed by Pulumi stack doors/dev, resource m)");
       expect(throughPlugin).toEqual(throughDynamic);
     } finally {
       await first.close();
