@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The package's command: `pulumi-keepstack import` (cli/import.ts) and `pulumi-keepstack emulator`,
+ * The package's command: `pulumi-keepstack import` (cli/import.ts), `pulumi-keepstack recover`
+ * (cli/recover.ts, after a killed run) and `pulumi-keepstack emulator`,
  * the local emulator of the three services for a program's tests in CI (emulator/main.ts). Each
  * loads only what it needs: the emulator runs without the provider and the Pulumi SDK.
  */
@@ -17,6 +18,7 @@ async function main(argv: string[]): Promise<void> {
     .command("emulator")
     .description("start the local emulator of the three services (a test double) and print `export` lines for eval; see `emulator --help`");
   (await import("./import")).addImportCommands(program);
+  (await import("./recover")).addRecoverCommand(program);
   await program.parseAsync(argv);
 }
 

@@ -15,6 +15,10 @@
  * `additionalSecretOutputs`. The plugin accepts them: inputs reach it marked, and it marks its outputs.
  */
 import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { CREATE_JOURNAL_ENV } from "../provider/create-journal";
 import { shortTypeOf, TOKEN_PREFIX } from "../provider/spec";
 import { DiffResult, InitError, PropertyChange, ProviderHost } from "./provider-host";
 
@@ -329,6 +333,17 @@ export class Engine {
   /** Where progress goes, when asked for. */
   private readonly report?: (line: string) => void;
 
+  /**
+   * The create journal of this engine's providers (provider/create-journal.ts): each engine is a
+   * machine of its own, as each real-engine project has a Pulumi home of its own.
+   */
+  private readonly createJournal = path.join(os.tmpdir(), `keepstack-harness-creates-${randomUUID()}`);
+
+  /** The environment of the provider hosts: the engine's create journal, then what the engine was given. */
+  private hostEnv(): Record<string, string | undefined> {
+    return { [CREATE_JOURNAL_ENV]: this.createJournal, ...this.options.env };
+  }
+
   constructor(options: EngineOptions) {
     this.options = { stack: "dev", cwd: process.cwd(), ...options };
     this.options.config = this.namespaced(options.config);
@@ -403,7 +418,7 @@ export class Engine {
   private provider(): Promise<ProviderHost> {
     if (this.host) return Promise.resolve(this.host);
     this.hostStarting ??= (async () => {
-      const host = this.adopt(await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }));
+      const host = this.adopt(await ProviderHost.start({ cwd: this.options.cwd, project: this.options.project, env: this.hostEnv() }));
       await host.configure(this.options.config ?? {});
       this.host = host;
       return host;
@@ -438,7 +453,7 @@ export class Engine {
     let found = this.plugins.get(key);
     if (!found) {
       found = (async () => {
-        const host = this.adopt(await ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }));
+        const host = this.adopt(await ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.hostEnv() }));
         const explicit = providerUrn ? this.state.get(providerUrn) : undefined;
         const planned = providerUrn ? this.plannedProviders.get(providerUrn) : undefined;
         if (providerUrn && !explicit && !planned) throw new Error(`${providerUrn}: no such provider in the state`);
@@ -732,7 +747,7 @@ export class Engine {
   private async registerProvider(mode: Mode, steps: Step[], urn: string, name: string, raw: Props): Promise<{ id: string; wire: Props }> {
     const type = PLUGIN_PROVIDER_TYPE;
     const old = this.state.get(urn);
-    this.configChecker ??= ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.options.env }).then((host) => this.adopt(host));
+    this.configChecker ??= ProviderHost.startPlugin({ cwd: this.options.cwd, project: this.options.project, env: this.hostEnv() }).then((host) => this.adopt(host));
     const checker = await this.configChecker;
     const oldInputs = old ? wrapSecrets(old.inputs, old.secretInputs ?? []) : {};
     const result = await checker.checkConfig(urn, oldInputs, raw);
@@ -1084,6 +1099,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    fs.rmSync(this.createJournal, { recursive: true, force: true });
     const plugins = [...this.plugins.values(), ...(this.configChecker ? [this.configChecker] : [])];
     const hosts = [this.host, ...(await Promise.all(plugins.map((p) => p.catch(() => undefined))))];
     this.host = undefined;

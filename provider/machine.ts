@@ -7,6 +7,7 @@ import { failureMessage } from "./advice";
 import type { OperationContext } from "./context";
 import { ApiError, ConfigError, isNotFound, ObjectExistsError, PartialCreateError } from "./errors";
 import { Owner, ownerLabel, ownerOf, OWNER_KEY, sameResource, sameStack, TAKE_OVER_KEY } from "./owner";
+import { forgetCreate, noteCreate, SentCreate, sentByThisResource } from "./create-journal";
 import { fingerprintReference, isSecretReference, resolveReference, SecretReferenceError } from "./secret-ref";
 import { isSameCluster, settingLabel, type ServiceConfig } from "./config";
 import { ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "./spec";
@@ -274,7 +275,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
 
   /**
    * Outputs: the declared inputs plus the computed values, as plain JSON, the address of the
-   * object's service and, where the service records it, the owner (a delete compares it with the record).
+   * object's service and the owner (a delete compares it with the service's record, and settles the create journal).
    */
   const outputsOf = (inputs: Props, computed: unknown, owner?: Owner): Props => {
     const here = serviceAddress(spec.module, inputs.cluster, context());
@@ -282,7 +283,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       ...withoutProvider(inputs),
       ...(computed as Props),
       ...(here ? { [ADDRESS_KEY]: here.address } : {}),
-      ...(owner && spec.ownerRecord ? { [OWNER_KEY]: owner } : {}),
+      ...(owner ? { [OWNER_KEY]: owner } : {}),
     });
   };
   /** How messages name the object of some props: its type and natural ID. */
@@ -292,6 +293,19 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
     } catch {
       return shortToken;
     }
+  };
+  /** Settles the create journal's entry of an object that is gone (deleted, or found gone). */
+  const forgetSent = (id: string, props: Props): void => {
+    const owner = ownerOf(props[OWNER_KEY]);
+    const address = props[ADDRESS_KEY];
+    if (!owner || typeof address !== "string") return;
+    let naturalId = id;
+    try {
+      naturalId = spec.naturalId(withoutProvider(props) as never);
+    } catch {
+      // Read-only references and older states: the ID in state is the natural one.
+    }
+    forgetCreate(context(), { owner, type: shortToken, id: naturalId, address });
   };
   /** Refuses to act on an object recorded at another cluster than the settings reach now. */
   const refuseMoved = (id: string, operation: string, props: Props): void => {
@@ -409,8 +423,18 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
           return fail(naturalId, operation, e);
         }
       };
-      /** Whether a found object's record names this very resource (its own stack's leftover, from a run that was cut short). */
-      const isOwn = (found: { owner?: Owner } | undefined): boolean => Boolean(found?.owner && owner && sameResource(found.owner, owner));
+      /** The create this resource sends, as the create journal notes it (a type whose creates make new IDs has nothing to take back). */
+      const here = serviceAddress(spec.module, inputs.cluster, ctx)?.address;
+      const sending: SentCreate | undefined = owner && here && createGuardOf(spec) !== "always-new" ? { owner, type: shortToken, id: naturalId, address: here } : undefined;
+      /**
+       * Whether a found object is this very resource's own, left by a run cut short before the state
+       * recorded it: the service's owner record says so, or (where the object has none) this machine's create journal.
+       */
+      const isOwn = (found: { owner?: Owner } | undefined): boolean => {
+        if (!found || !owner) return false;
+        if (found.owner) return sameResource(found.owner, owner);
+        return sending !== undefined && sentByThisResource(ctx, sending);
+      };
 
       /**
        * Takes an existing object into state and converges it to the declared inputs; undefined when
@@ -446,12 +470,14 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       };
       /** Takes back an object this very resource made in a run cut short before the state recorded it. */
       const takeBack = (lookupId: string, found: Awaited<ReturnType<typeof spec.read>>) => {
-        ctx.info(`${shortToken} "${found?.id ?? lookupId}": the service records it as made by this resource (${ownerLabel(owner!)}) in a run that did not finish: taken back into the state`);
+        const by = found?.owner ? "the service records it" : "this machine's create journal notes it";
+        ctx.info(`${shortToken} "${found?.id ?? lookupId}": ${by} as made by this resource (${ownerLabel(owner!)}) in a run that did not finish: taken back into the state`);
         return takeOver("create (taking back this resource's own object)", lookupId, found);
       };
 
       /** Makes the object, and says what a failure of it means. */
       const make = async (): Promise<{ id: string; outs: Props }> => {
+        if (sending) noteCreate(ctx, sending);
         try {
           const { id, computed } = await spec.create(ctx, sent as never, owner);
           return { id, outs: outputsOf(inputs, computed, owner) };
@@ -527,7 +553,10 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         return fail(id, "read", e);
       }
       // An empty ID tells the engine the object is gone.
-      if (!found) return { id: "", props: {} };
+      if (!found) {
+        forgetSent(id, props);
+        return { id: "", props: {} };
+      }
       const inputs: Props = { ...defaults, ...prior, ...spec.fromId(id), ...found.inputs };
       for (const key of writeOnly) if (prior[key] !== undefined) inputs[key] = prior[key];
       const owner = ownerOf(props[OWNER_KEY]);
@@ -578,9 +607,9 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       try {
         await spec.delete(context(), id, state);
       } catch (e) {
-        if (isNotFound(e)) return;
-        return fail(id, "delete", e);
+        if (!isNotFound(e)) return fail(id, "delete", e);
       }
+      forgetSent(id, props);
     },
   };
 }

@@ -80,6 +80,29 @@ describe.each(DOORS)("through the %s door", (door) => {
     }
   });
 
+  test("a policy (no room for an owner record) this resource made in a run whose state was lost is taken back through the create journal; once destroyed, the same name made by someone else is refused", async () => {
+    const name = `journal-${door}`;
+    const engine = engineWith();
+    try {
+      await engine.up(policy(door, name));
+      // The run that made it was cut short before the state recorded it.
+      engine.state.clear();
+      const back = await engine.up(policy(door, name));
+      expect(summarize(back.steps)).toEqual({ create: 1 });
+      expect(back.diagnostics.join("\n")).toContain(`keep:AclPolicy "${name}": this machine's create journal notes it as made by this resource (Pulumi stack one-owner/dev, resource ${name}) in a run that did not finish: taken back into the state`);
+      expect(summarize((await engine.preview(policy(door, name))).steps)).toEqual({ same: 1 });
+
+      // The destroy settles the journal: the name, made again by someone else, is theirs.
+      await engine.destroy();
+      emu.putPolicy("acl", name, { policy: THEIRS });
+      const said = ((await engine.up(policy(door, name)).catch((e) => e)) as EngineError).errors.join("\n");
+      expect(said).toContain(`keep:AclPolicy "${name}": create failed: the service already holds keep:AclPolicy "${name}"`);
+      expect(emu.getPolicy("acl", name)?.policy).toBe(THEIRS);
+    } finally {
+      await engine.close();
+    }
+  });
+
   test("a create whose every attempt got no answer, while the service acted, stays in the state: the next up converges without a refusal", async () => {
     const name = `unanswered-${door}`;
     // The service acts on each attempt, after the client gave up on it.
