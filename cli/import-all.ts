@@ -223,7 +223,7 @@ export async function importAll(options: ImportAllOptions): Promise<ImportedObje
     if (!found) return undefined;
     const inputs = { ...t.spec.fromId(t.id), ...found.inputs } as Record<string, unknown>;
     if (builtInOf(t, inputs)) return undefined;
-    return { spec: t.spec, id: found.id ?? t.id, inputs };
+    return { spec: t.spec, id: found.id ?? t.id, inputs, owner: found.owner };
   });
   const objects = read.filter((o): o is ImportedObject => o !== undefined);
   progress(`read ${objects.length} objects`);

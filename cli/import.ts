@@ -35,7 +35,7 @@ export async function importObjects(ctx: OperationContext, spec: ResourceSpec, i
   for (const id of ids) {
     const found = await spec.read(ctx, id);
     if (!found) throw new Error(`${tokenOf(spec)}: no object with ID "${id}" exists`);
-    objects.push({ spec, id: found.id ?? id, inputs: { ...spec.fromId(id), ...found.inputs } });
+    objects.push({ spec, id: found.id ?? id, inputs: { ...spec.fromId(id), ...found.inputs }, owner: found.owner });
   }
   return objects;
 }

@@ -14,12 +14,15 @@
 import { z } from "zod";
 import { InputReference, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/registry";
+import { Owner, ownerLabel } from "../provider/owner";
 
 export interface ImportedObject {
   spec: ResourceSpec;
   id: string;
   /** The object's inputs as the service reports them. */
   inputs: Record<string, unknown>;
+  /** The stack's resource the service records as the object's owner, where it records one. */
+  owner?: Owner;
 }
 
 /** A stack config value the printed program reads and the user must set. */
@@ -259,7 +262,10 @@ export function renderProgram(objects: ImportedObject[]): ImportedProgram {
       }
     }
     if (settings.length) usesPulumi = true;
-    return { comments, args: { ...args, adopt: true } };
+    // A recorded owner is named, and the program says it takes the object over (one owner: that stack forgets it).
+    const owner = p.object.owner;
+    if (owner) comments.push(`// Recorded as managed by ${ownerLabel(owner)}: remove it from that stack's state (\`pulumi state delete\`) before this program takes it over.`);
+    return { comments, args: { ...args, adopt: true, ...(owner ? { takeOver: true } : {}) } };
   });
 
   // Referenced objects first; otherwise the given order (a depth-first walk keeps it stable).

@@ -224,9 +224,13 @@ describe("pulumi-keepstack import --all", () => {
     try {
       services().forEach((s) => s.log.clear());
       expect(summarize((await engine.up(program)).steps)).toEqual({ create: objects.length });
-      const writes = services().flatMap((s) => s.log.entries.filter((e) => e.method !== "GET").map((e) => `${e.method} ${e.path}`));
-      // Adoption only reads: write-only values are taken as the ones in use.
-      expect(writes).toEqual([]);
+      const writes = services().flatMap((s) => s.log.entries.filter((e) => e.method !== "GET"));
+      // Adoption only reads (write-only values are taken as the ones in use), but for the owner's
+      // record where the service keeps one that can be written again: the seed stack's partition
+      // and workspace are taken over, said so in the printed program.
+      expect(writes.map((e) => `${e.method} ${e.path}`)).toEqual(["PUT /v1/partition/team-west"]);
+      expect((writes[0].body as { Description: string }).Description).toMatch(/\(managed by Pulumi stack imported\/dev, resource team-west\)$/);
+      expect(text).toMatch(/\/\/ Recorded as managed by Pulumi stack seed\/dev, resource team-west: remove it from that stack's state[^\n]*\nnew mesh\.Partition\("team-west", \{[^}]*adopt: true,\s*takeOver: true/);
       services().forEach((s) => s.log.clear());
       expect(summarize((await engine.preview(program)).steps)).toEqual({ same: objects.length });
       expect(services().map((s) => s.log.count)).toEqual([0, 0, 0]);

@@ -148,7 +148,16 @@ describe("keep.replication", () => {
   test("a run after lost state sends no request that changes state and reports what holds", async () => {
     await engine.up(replicated);
     engine.state.clear();
-    // The operations find what holds; the filter, an object, is refused by name until the program adopts it.
+    // The operations find what holds; the filter, an object this resource made (its create journal
+    // says so), is taken back as it is.
+    clearLogs();
+    const back = await engine.up(replicated);
+    expect(summarize(back.steps)).toEqual({ create: 4 });
+    expect(back.diagnostics.join("\n")).toMatch(/keep:ReplicationPathsFilter "[^"]+": this machine's create journal notes it as made by this resource/);
+    expect(changes()).toEqual([]);
+    // Lost on another machine (no journal), it is refused by name until the program adopts it.
+    await engine.close();
+    engine.state.clear();
     clearLogs();
     const refused = (await engine.up(replicated).catch((e) => e)) as EngineError;
     expect(refused.message).toMatch(/keep:ReplicationPathsFilter "[^"]+": create failed: the service already holds keep:ReplicationPathsFilter/);
