@@ -50,6 +50,9 @@ export class Faults {
   private readonly pending = new Set<Promise<void>>();
   private readonly heldListeners: (() => void)[] = [];
 
+  /** How many requests have been held so far (`holdUntilAborted`). */
+  heldCount = 0;
+
   /** Resolves once a request is being held (`holdUntilAborted`), for a test that aborts it itself. */
   held(): Promise<void> {
     return new Promise((resolve) => this.heldListeners.push(resolve));
@@ -57,6 +60,7 @@ export class Faults {
 
   /** @internal A request is being held. */
   noteHeld(): void {
+    this.heldCount++;
     this.heldListeners.splice(0).forEach((resolve) => resolve());
   }
 

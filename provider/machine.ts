@@ -430,10 +430,12 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
        * Whether a found object is this very resource's own, left by a run cut short before the state
        * recorded it: the service's owner record says so, or (where the object has none) this machine's create journal.
        */
+      /** Whether an earlier run's create of this very resource is noted (read before this create notes its own). */
+      const sentEarlier = sending !== undefined && sentByThisResource(ctx, sending);
       const isOwn = (found: { owner?: Owner } | undefined): boolean => {
         if (!found || !owner) return false;
         if (found.owner) return sameResource(found.owner, owner);
-        return sending !== undefined && sentByThisResource(ctx, sending);
+        return sentEarlier;
       };
 
       /**
@@ -478,6 +480,8 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       /** Makes the object, and says what a failure of it means. */
       const make = async (): Promise<{ id: string; outs: Props }> => {
         if (sending) noteCreate(ctx, sending);
+        /** A create the service refused made nothing: its note would claim someone else's object later. */
+        const forgetAttempt = () => sending && forgetCreate(ctx, sending);
         try {
           const { id, computed } = await spec.create(ctx, sent as never, owner);
           return { id, outs: outputsOf(inputs, computed, owner) };
@@ -489,13 +493,17 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             if (own) return own;
           }
           const taken = e instanceof ObjectExistsError ? e : e instanceof ApiError && spec.isConflict?.(e) ? new ObjectExistsError(shortToken, lookupId, { refusal: e }) : undefined;
-          if (taken && spec.ownerRecord) {
-            // The name is taken: by this resource in a run cut short (its record says so), or by someone else.
+          if (taken && (spec.ownerRecord || sentEarlier)) {
+            // The name is taken: by this resource in a run cut short (its record or the journal says so), or by someone else.
             const found = await readExisting("create", lookupId);
             if (isOwn(found)) return (await takeBack(lookupId, found))!;
+            forgetAttempt();
             return fail(naturalId, "create", found?.owner ? taken.withOwner(found.owner) : taken);
           }
-          if (taken) return fail(naturalId, "create", taken);
+          if (taken) {
+            forgetAttempt();
+            return fail(naturalId, "create", taken);
+          }
           /** Keeps the object in state as created-but-failed: the next up writes it again, a refresh drops it when it is not there. */
           const keptFailed = (id: string, computed: Props, message: string, reasons: string[]): never => {
             const properties = { ...outputsOf(inputs, computed), [PROVIDER_KEY]: props[PROVIDER_KEY] };
@@ -510,6 +518,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
             const message = `${describe(token, naturalId, "create", e)} The object may have been made: the state keeps it, so the next up writes it again (a refresh drops it if it is not there).`;
             return keptFailed(naturalId, {}, message, [message]);
           }
+          if (!(e instanceof ApiError && e.mayHaveActed)) forgetAttempt();
           return fail(naturalId, "create", withReferenceAdvice(spec, inputs, e));
         }
       };

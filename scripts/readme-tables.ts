@@ -89,10 +89,16 @@ function resourceRow(exportPath: string, spec: AnySpec, doc: string): string[] {
   const split = splitDoc(doc);
   const description = split.description || spec.description || "";
   if (isOperationSpec(spec)) {
-    return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", "an operation: none", listOf(spec.secretOutputs)];
+    return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id ?? "unique per run", "every input, and `triggers` (it runs again)", "an operation: none", "an operation: none", listOf(spec.secretOutputs)];
   }
   if (!split.id) throw new Error(`${exportPath}: its class JSDoc must say the form of its ID ("ID: the name, or \`<namespace>:<name>\`.")`);
-  return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id, listOf(spec.replaceOnChanges), existingObjectCell(spec), listOf(spec.secretOutputs)];
+  return [code(exportPath), description, code(tokenOf(spec)), code(pluginTokenOf(spec)), split.id, listOf(spec.replaceOnChanges), existingObjectCell(spec), ownerRecordCell(spec), listOf(spec.secretOutputs)];
+}
+
+/** Where the service keeps the record of the stack that made an object, or that its API has no room for one. */
+function ownerRecordCell(spec: ResourceSpec): string {
+  if (spec.ownerRecord) return `${spec.ownerRecord.where}${spec.ownerRecord.rewritable ? "" : " (not rewritten by a takeover)"}`;
+  return spec.alwaysNew ? "none needed (always a new one)" : "no room in the API: the create journal";
 }
 
 /** What a create does about an object of its ID that is there already (design §4, one owner). */
@@ -113,7 +119,7 @@ const pluginTokenOf = (spec: AnySpec) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenO
 export function resourceTable(): string {
   const docs = classDocs(registeredResources.map((r) => r.path));
   const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
-  return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "an object already there ([one owner](#one-owner))", "secret outputs"], rows);
+  return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "an object already there ([one owner](#one-owner))", "the owner's record ([one owner](#who-made-it))", "secret outputs"], rows);
 }
 
 /** Replaces the text between `<!-- generated:<name> -->` and `<!-- /generated:<name> -->`. */

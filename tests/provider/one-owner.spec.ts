@@ -45,6 +45,9 @@ describe.each(DOORS)("through the %s door", (door) => {
       expect(error.errors.join("\n")).toContain(`keep:AclPolicy "${name}": create failed: the service already holds keep:AclPolicy "${name}", and this stack's state does not`);
       expect(emu.getPolicy("acl", name)?.policy).toBe(THEIRS);
       expect(engine.state.size).toBe(0);
+      // A refused create leaves no note in the create journal: the next up is refused as well.
+      expect(((await engine.up(policy(door, name)).catch((e) => e)) as EngineError).errors?.join("\n")).toContain("already holds");
+      expect(emu.getPolicy("acl", name)?.policy).toBe(THEIRS);
 
       expect(summarize((await engine.up(policy(door, name, { adopt: true }))).steps)).toEqual({ create: 1 });
       expect(emu.getPolicy("acl", name)?.policy).toBe(POLICY);
@@ -67,6 +70,8 @@ describe.each(DOORS)("through the %s door", (door) => {
     try {
       const error = (await engine.up(secret(door, name, { owner: "us" })).catch((e) => e)) as EngineError;
       expect(error.errors.join("\n")).toMatch(new RegExp(`keep:KvSecret "secret/${name}": create failed: the service already holds keep:KvSecret "secret/${name}" \\(POST /v1/secret/data/${name} answered 400: check-and-set parameter did not match the current version\\)`));
+      // The refused write (cas 0) leaves no note in the create journal: the next up is refused as well.
+      expect(((await engine.up(secret(door, name, { owner: "us" })).catch((e) => e)) as EngineError).errors?.join("\n")).toContain("already holds");
       // Read through the dynamic door's `get`, whatever the door of the case.
       const reader = new Engine({ project: "one-owner", config: { "keep:address": emu.url, "keep:token": emu.rootToken } });
       try {
@@ -98,6 +103,25 @@ describe.each(DOORS)("through the %s door", (door) => {
       const said = ((await engine.up(policy(door, name)).catch((e) => e)) as EngineError).errors.join("\n");
       expect(said).toContain(`keep:AclPolicy "${name}": create failed: the service already holds keep:AclPolicy "${name}"`);
       expect(emu.getPolicy("acl", name)?.policy).toBe(THEIRS);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test("a key-value secret (refused by the service, cas 0) this resource wrote in a run whose state was lost is taken back through the create journal, with no new version", async () => {
+    const name = `journal-kv-${door}`;
+    const engine = engineWith();
+    try {
+      await engine.up(secret(door, name, { owner: "us" }));
+      engine.state.clear();
+      emu.log.clear();
+      const back = await engine.up(secret(door, name, { owner: "us" }));
+      expect(summarize(back.steps)).toEqual({ create: 1 });
+      expect(back.diagnostics.join("\n")).toContain(`keep:KvSecret "secret/${name}": this machine's create journal notes it as made by this resource`);
+      // The refused write (cas 0) was the only one: no version was added.
+      expect(emu.log.entries.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`POST /v1/secret/data/${name} 400`]);
+      expect(summarize((await engine.preview(secret(door, name, { owner: "us" }))).steps)).toEqual({ same: 1 });
+      await engine.destroy();
     } finally {
       await engine.close();
     }

@@ -1,0 +1,160 @@
+/**
+ * A killed run, under the real CLI (design §4, one owner): `pulumi up` of a program through both
+ * doors is killed, its whole process group at once, while some creates are under way: the services
+ * act on them after the kill (their requests are held until the connection ends), so those objects
+ * exist while no answer reached the engine. The recovery the docs give ("Large stacks") is then run
+ * as written: `pulumi cancel`, `npx pulumi-keepstack recover`, `pulumi up`. After it every object of
+ * the program is in the state once, no pending create is left, a preview plans nothing, and destroy
+ * leaves none of them on the services. With checkpoints the state holds the creates under way
+ * (pending creates, which `recover` settles); without (`PULUMI_SKIP_CHECKPOINTS`) it holds nothing
+ * of the killed run, and `up` takes back what the run made (the owner the service records, or the
+ * create journal).
+ */
+import { spawn } from "node:child_process";
+import { Emulator, startEmulator } from "../../emulator";
+import { pageBlocks } from "../support/pages";
+import { cli, ENGINE_TIMEOUT, Project, stepsOf } from "../support/real-engine";
+import { pluginSettings, typescriptSdkProject } from "./plugin-door";
+
+const DOORS = ["dyn", "plug"] as const;
+const POLICY = 'path "secret/*" { capabilities = ["read"] }';
+
+/** Per door: policies (one held, one after it), a key-value secret, partitions (one held), a workspace. */
+function program(): string {
+  const body = (door: string, ns: string) =>
+    [
+      `const ${door}Held = new ${ns}.keep.AclPolicy("${door}-held", { name: "${door}-held", policy: POLICY });`,
+      `new ${ns}.keep.AclPolicy("${door}-after", { name: "${door}-after", policy: POLICY }, { dependsOn: ${door}Held });`,
+      `for (let i = 0; i < 6; i++) new ${ns}.keep.AclPolicy(\`${door}-p\${i}\`, { name: \`${door}-p\${i}\`, policy: POLICY });`,
+      door === "dyn" ? `new dynamic.keep.kv.Secret("dyn-s", { path: "dyn-s", data: { a: "1" } });` : `new plugin.keep.KvSecret("plug-s", { path: "plug-s", data: { a: "1" } });`,
+      `new ${ns}.mesh.Partition("${door}-part", { name: "${door}-part" });`,
+      `new ${ns}.mesh.Partition("${door}-held-part", { name: "${door}-held-part" });`,
+      `new ${ns}.workspaces.Workspace("${door}-ws", { name: "${door}-ws" });`,
+    ].join("\n");
+  return [
+    'import * as dynamic from "pulumi-keepstack";',
+    'import * as plugin from "@keepstack/pulumi-keepstack";',
+    `const POLICY = ${JSON.stringify(POLICY)};`,
+    body("dyn", "dynamic"),
+    body("plug", "plugin"),
+    "",
+  ].join("\n");
+}
+/** What the program declares, by resource name. */
+const DECLARED = DOORS.flatMap((d) => [`${d}-held`, `${d}-after`, ...[0, 1, 2, 3, 4, 5].map((i) => `${d}-p${i}`), `${d}-s`, `${d}-part`, `${d}-held-part`, `${d}-ws`]);
+
+function settings(e: Emulator): { config: Record<string, string>; secrets: string[] } {
+  const plugin = pluginSettings(e);
+  return {
+    config: {
+      ...plugin.config,
+      "keep:address": e.keep.url,
+      "keep:token": e.keep.rootToken,
+      "workspaces:address": e.workspaces.url,
+      "workspaces:token": e.workspaces.tokens.user,
+      "workspaces:organization": e.workspaces.organization,
+      "mesh:address": e.mesh.url,
+      "mesh:token": e.mesh.rootToken,
+    },
+    secrets: [...plugin.secrets, "keep:token", "workspaces:token", "mesh:token"],
+  };
+}
+
+/** What the services hold of the program's objects, by kind. */
+function held(e: Emulator) {
+  const policies = DOORS.flatMap((d) => [`${d}-held`, `${d}-after`, ...[0, 1, 2, 3, 4, 5].map((i) => `${d}-p${i}`)]).filter((n) => e.keep.getPolicy("acl", n));
+  const partitions = DOORS.flatMap((d) => [`${d}-part`, `${d}-held-part`]).filter((n) => e.mesh.getPartition(n));
+  const workspaces = DOORS.map((d) => `${d}-ws`).filter((n) => e.workspaces.findWorkspace(e.workspaces.organization, n));
+  return { policies: policies.length, partitions: partitions.length, workspaces: workspaces.length };
+}
+
+/**
+ * Starts `pulumi up` in a process group of its own, and kills the whole group once the services
+ * hold the held creates (each door's held policy and held partition): the CLI, its language host
+ * and its providers all end at once, as a CI job's cancellation ends them.
+ */
+async function killedUp(project: Project, e: Emulator, env: Record<string, string>): Promise<string> {
+  e.keep.faults.clear();
+  e.mesh.faults.clear();
+  e.keep.faults.heldCount = 0;
+  e.mesh.faults.heldCount = 0;
+  e.keep.faults.inject({ times: 2, match: /^(PUT|POST) \/v1\/sys\/policies\/acl\/(dyn|plug)-held$/, holdUntilAborted: true });
+  e.mesh.faults.inject({ times: 2, match: /^PUT \/v1\/partition$/, holdUntilAborted: true });
+  const child = spawn(cli().bin, ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: project.dir, env: { ...project.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d));
+  child.stderr!.on("data", (d: Buffer) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  // Polled: the condition is the services' own, never a timing.
+  while (e.keep.faults.heldCount < 2 || e.mesh.faults.heldCount < 2) {
+    if (child.exitCode !== null) throw new Error(`the up ended before its creates were held:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
+  // The services act on the held creates once their connections end (each is logged as "held" then).
+  const heldLogged = (service: { log: { entries: { fault?: string }[] } }) => service.log.entries.filter((r) => r.fault === "held").length;
+  while (heldLogged(e.keep) < 2 || heldLogged(e.mesh) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  await e.keep.faults.settled();
+  await e.mesh.faults.settled();
+  e.keep.faults.clear();
+  e.mesh.faults.clear();
+  return output;
+}
+
+let emu: Emulator;
+let project: Project;
+
+beforeAll(async () => {
+  project = await typescriptSdkProject("keepstack-killed", program());
+}, ENGINE_TIMEOUT);
+// Each case meets services of its own.
+beforeEach(async () => {
+  emu = await startEmulator({ clusters: ["main", "dr"] });
+});
+afterEach(() => emu?.close());
+
+describe.each([
+  ["with checkpoints", {}],
+  ["without checkpoints (PULUMI_SKIP_CHECKPOINTS)", { PULUMI_SKIP_CHECKPOINTS: "true" }],
+] as const)("an up killed mid-run, %s", (label, env) => {
+  test(
+    "the documented recovery puts every object in the state once; a preview plans nothing; destroy leaves none",
+    async () => {
+      const stack = label.startsWith("with checkpoints") ? "checkpoints" : "no-checkpoints";
+      const { config, secrets } = settings(emu);
+      await project.stack(stack, config, secrets);
+      await killedUp(project, emu, env);
+      // The held creates were made, though no answer reached the engine.
+      expect([emu.keep.getPolicy("acl", "dyn-held") !== undefined, emu.keep.getPolicy("acl", "plug-held") !== undefined]).toEqual([true, true]);
+      expect(held(emu).partitions).toBeGreaterThanOrEqual(2);
+
+      // The CLI says the stack is locked, and how to unlock it.
+      const locked = await project.pulumi(["up", "--yes", "--skip-preview"], { env, expect: "failure" });
+      expect(locked.output).toMatch(/pulumi cancel/);
+
+      // The recovery, as docs/resources.md gives it.
+      const block = pageBlocks("docs/resources.md", "sh").find((b) => b.includes("pulumi-keepstack recover"))!;
+      const commands = block.split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
+      expect(commands).toEqual(["pulumi cancel --yes", "npx pulumi-keepstack recover", "pulumi up --yes"]);
+      await project.pulumi(["cancel", "--yes"], { env });
+      await project.exec("npx", ["pulumi-keepstack", "recover"], { env });
+      const up = await project.pulumi(["up", "--yes", "--skip-preview", "--json"], { env });
+      expect(stepsOf(up).filter((s) => s.op !== "same" && s.op !== "create")).toEqual([]);
+
+      // Every object once; no pending create; nothing more on the services.
+      const state = (await project.exportStack()).deployment as { resources?: { urn: string }[]; pending_operations?: unknown[] };
+      const names = (state.resources ?? []).map((r) => r.urn.split("::").pop()!).filter((n) => DECLARED.includes(n));
+      expect(names.sort()).toEqual([...DECLARED].sort());
+      expect(state.pending_operations ?? []).toEqual([]);
+      expect(held(emu)).toEqual({ policies: 16, partitions: 4, workspaces: 2 });
+      const preview = await project.pulumi(["preview", "--json", "--expect-no-changes"], { env });
+      expect(stepsOf(preview).filter((s) => s.op !== "same")).toEqual([]);
+
+      await project.pulumi(["destroy", "--yes", "--skip-preview"], { env });
+      expect(held(emu)).toEqual({ policies: 0, partitions: 0, workspaces: 0 });
+      await project.pulumi(["stack", "rm", "--yes"], { env });
+    },
+    ENGINE_TIMEOUT,
+  );
+});
