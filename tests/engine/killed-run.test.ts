@@ -70,8 +70,9 @@ function held(e: Emulator) {
 
 /**
  * Starts `pulumi up` in a process group of its own, and kills the whole group once the services
- * hold the held creates (each door's held policy and held partition): the CLI, its language host
- * and its providers all end at once, as a CI job's cancellation ends them.
+ * hold the held creates (each door's held policy and held partition), then every other process of
+ * the project: the CLI, its language host and its providers all end at once, as a CI job's
+ * cancellation ends them.
  */
 async function killedUp(project: Project, e: Emulator, env: Record<string, string>): Promise<string> {
   e.keep.faults.clear();
@@ -92,6 +93,9 @@ async function killedUp(project: Project, e: Emulator, env: Record<string, strin
   }
   process.kill(-child.pid!, "SIGKILL");
   await exited;
+  // The CLI starts its plugins in process groups of their own: they are ended too, as a CI job's
+  // cancellation ends every process of the job (found by the project's folder in their command lines).
+  await new Promise<void>((resolve) => spawn("pkill", ["-KILL", "-f", project.dir], { stdio: "ignore" }).once("close", () => resolve()));
   // The services act on the held creates once their connections end (each is logged as "held" then).
   const heldLogged = (service: { log: { entries: { fault?: string }[] } }) => service.log.entries.filter((r) => r.fault === "held").length;
   while (heldLogged(e.keep) < 2 || heldLogged(e.mesh) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
