@@ -126,7 +126,7 @@ const EXAMPLES: Record<string, Example> = {
     // The mesh's CA makes its keys and certificates afresh.
     generated: ["activeRootId", "certificate", "privateKey", "trustedRoots"],
     check: (emu, outputs) => {
-      expect(emu.mesh.getPartition("team-west")?.Description).toBe("Services of the west team");
+      expect(emu.mesh.getPartition("team-west")?.Description).toMatch(/^Services of the west team\n\n\(managed by Pulumi stack [^/\s]+\/dev, resource team-west\)$/);
       expect(outputs).toMatchObject({ partition: "team-west", mayConnect: true });
     },
   },

@@ -82,7 +82,8 @@ export function expectPageProgramMade(emu: Emulator): void {
   const workspace = emu.workspaces.findWorkspace(emu.workspaces.organization, "app");
   expect(workspace?.attributes.description).toBe("The application's infrastructure");
   expect(emu.keep.getPolicy("acl", "app-secrets")?.policy).toBe(`path "secret/data/${workspace!.id}/*" { capabilities = ["read"] }`);
-  expect(emu.mesh.getPartition("team-a")?.Description).toBe("Team A");
+  // As declared, and the owner the package records on its last line.
+  expect(emu.mesh.getPartition("team-a")?.Description).toMatch(/^Team A\n\n\(managed by Pulumi stack [^/\s]+\/dev, resource team\)$/);
   // The second cluster's policy went to that cluster, through the provider given two settings.
   expect(emu.clusters.dr.getPolicy("acl", "readers")?.policy).toBe('path "secret/*" { capabilities = ["read", "list"] }');
 }
