@@ -39,7 +39,7 @@ test("the resource table has one row per registered resource: class, both doors'
     expect(rows[i]).toContain(`| \`${tokenOf(spec)}\` |`);
   }
   expect(rows[0]).toBe(
-    "| `keep.AclPolicy` | An ACL policy of the secrets service. | `pulumi-nodejs:dynamic/keep:AclPolicy` | `keepstack:keep:AclPolicy` | the name, or `<namespace>:<name>` | `name`, `namespace`, `cluster` | read first; refused | none |",
+    "| `keep.AclPolicy` | An ACL policy of the secrets service. | `pulumi-nodejs:dynamic/keep:AclPolicy` | `keepstack:keep:AclPolicy` | the name, or `<namespace>:<name>` | `name`, `namespace`, `cluster` | read first; refused | no room in the API: the create journal | none |",
   );
 });
 

@@ -72,7 +72,7 @@ test("every resource class has a named Args interface with every input, each wit
     const args = interfaces.get(`${classPath}Args`);
     expect([classPath, args !== undefined]).toEqual([classPath, true]);
     expect([classPath, interfaces.has(`${classPath}Outputs`)]).toEqual([classPath, true]);
-    const expected = [...Object.keys(spec.inputs.shape), isOperationSpec(spec) ? "triggers" : "adopt"];
+    const expected = [...Object.keys(spec.inputs.shape), ...(isOperationSpec(spec) ? ["triggers"] : ["adopt", "takeOver"])];
     expect([classPath, [...args!.keys()].sort()]).toEqual([classPath, expected.sort()]);
     for (const [name, doc] of args!) if (doc === "") undocumented.push(`${classPath}Args.${name}`);
   }
