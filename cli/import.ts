@@ -18,10 +18,15 @@ import * as fs from "node:fs";
 /** Objects that exist on a service, as opposed to operations: those the command can import. */
 const objectSpecs = allSpecs.filter((s): s is ResourceSpec => !isOperationSpec(s));
 
+/** The object spec of `keep:AclPolicy`, `keep.AclPolicy` or either door's token; undefined for any other type. */
+export function objectSpecOf(type: string): ResourceSpec | undefined {
+  const short = shortTypeOf(type).replace(".", ":");
+  return objectSpecs.find((s) => shortTypeOf(tokenOf(s)) === short);
+}
+
 /** `keep:AclPolicy`, `keep.AclPolicy` or the full token. */
 export function specOf(type: string): ResourceSpec {
-  const short = shortTypeOf(type).replace(".", ":");
-  const spec = objectSpecs.find((s) => shortTypeOf(tokenOf(s)) === short);
+  const spec = objectSpecOf(type);
   if (!spec) {
     const known = objectSpecs.map((s) => shortTypeOf(tokenOf(s))).join(", ");
     throw new Error(`unknown resource type "${type}"; known types: ${known}`);

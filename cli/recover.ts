@@ -14,9 +14,9 @@
 import { spawnSync } from "node:child_process";
 import { Command } from "commander";
 import { machineSchema, withoutProvider } from "../provider/machine";
-import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
+import { ResourceSpec, shortTypeOf } from "../provider/spec";
 import { validateInputs } from "../provider/validate";
-import { allSpecs } from "../resources/registry";
+import { objectSpecOf } from "./import";
 
 /** A pending operation as `pulumi stack export` writes it. */
 interface PendingOperation {
@@ -33,12 +33,8 @@ export interface PendingCreate {
   left?: string;
 }
 
-/** The package's object spec of a type token of either door; undefined for any other package's. */
-function specOfToken(token: string): ResourceSpec | undefined {
-  const short = shortTypeOf(token);
-  if (short === token) return undefined;
-  return allSpecs.find((s): s is ResourceSpec => !isOperationSpec(s) && shortTypeOf(tokenOf(s)) === short);
-}
+/** The package's object spec of a type token of either door; undefined for any other package's (a full token only). */
+const specOfToken = (token: string): ResourceSpec | undefined => (shortTypeOf(token) === token ? undefined : objectSpecOf(token));
 
 /** A secret in an export without `--show-secrets`: its value is not at hand (IDs are never secret). */
 const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";

@@ -294,6 +294,8 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       return shortToken;
     }
   };
+  /** Whether the service records the owner of an object of these props (not of the service's own objects). */
+  const recordsOwner = (props: Props): boolean => Boolean(spec.ownerRecord && (spec.ownerRecord.appliesTo?.(props as never) ?? true));
   /** Settles the create journal's entry of an object that is gone (deleted, or found gone). */
   const forgetSent = (id: string, props: Props): void => {
     const owner = ownerOf(props[OWNER_KEY]);
@@ -426,12 +428,12 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
       /** The create this resource sends, as the create journal notes it (a type whose creates make new IDs has nothing to take back). */
       const here = serviceAddress(spec.module, inputs.cluster, ctx)?.address;
       const sending: SentCreate | undefined = owner && here && createGuardOf(spec) !== "always-new" ? { owner, type: shortToken, id: naturalId, address: here } : undefined;
+      /** Whether an earlier run's create of this very resource is noted (read before this create notes its own). */
+      const sentEarlier = sending !== undefined && sentByThisResource(ctx, sending);
       /**
        * Whether a found object is this very resource's own, left by a run cut short before the state
        * recorded it: the service's owner record says so, or (where the object has none) this machine's create journal.
        */
-      /** Whether an earlier run's create of this very resource is noted (read before this create notes its own). */
-      const sentEarlier = sending !== undefined && sentByThisResource(ctx, sending);
       const isOwn = (found: { owner?: Owner } | undefined): boolean => {
         if (!found || !owner) return false;
         if (found.owner) return sameResource(found.owner, owner);
@@ -452,7 +454,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         }
         const current = outputsOf({ ...inputs, ...existing.inputs }, existing.computed, existing.owner);
         const drifted = inputKeys.some((k) => !writeOnly.has(k) && inputs[k] !== undefined && !same(k, current[k], inputs[k]));
-        const recordAnew = Boolean(owner && spec.ownerRecord?.rewritable && (spec.ownerRecord.appliesTo?.(inputs as never) ?? true) && !(existing.owner && sameResource(existing.owner, owner)));
+        const recordAnew = Boolean(owner && spec.ownerRecord?.rewritable && recordsOwner(inputs) && !(existing.owner && sameResource(existing.owner, owner)));
         if (existing.owner && owner && !sameStack(existing.owner, owner)) {
           ctx.warn(`${shortToken} "${id}": taken over from ${ownerLabel(existing.owner)} (takeOver: true); remove it from that stack's state (\`pulumi state delete\`) so it has one owner again`);
         }
@@ -599,7 +601,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         return;
       }
       const owner = ownerOf(props[OWNER_KEY]);
-      if (owner && spec.ownerRecord?.rewritable && (spec.ownerRecord.appliesTo?.(state as never) ?? true)) {
+      if (owner && spec.ownerRecord?.rewritable && recordsOwner(state)) {
         // An object another stack took over (which recorded it) is that stack's now: this stack forgets it, and leaves it.
         let found;
         try {
@@ -607,7 +609,10 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         } catch (e) {
           return fail(id, "delete", e);
         }
-        if (!found) return;
+        if (!found) {
+          forgetSent(id, props);
+          return;
+        }
         if (found.owner && !sameStack(found.owner, owner)) {
           context().warn(`${shortToken} "${id}": left on the service, which records it as managed by ${ownerLabel(found.owner)} (it took the object over); removed from this stack`);
           return;
