@@ -41,11 +41,18 @@ export interface FaultSpec {
    * client's retry or follow-up sees the service after it acted.
    */
   holdUntilAborted?: boolean;
+  /**
+   * Applies to the first matching request of each distinct `METHOD path` only (`times` then counts
+   * those): a client's retry of a faulted request is spared, a request it never sent before is not.
+   */
+  firstOfEach?: boolean;
 }
 
 /** Faults armed by tests; each applies to the next `times` matching requests. */
 export class Faults {
   private readonly armed: FaultSpec[] = [];
+  /** The `METHOD path`s each `firstOfEach` fault has met. */
+  private readonly met = new WeakMap<FaultSpec, Set<string>>();
   /** Work of held requests whose client gave up, not yet done. */
   private readonly pending = new Set<Promise<void>>();
   private readonly heldListeners: (() => void)[] = [];
@@ -91,9 +98,10 @@ export class Faults {
   /** Takes the first armed fault that matches `METHOD path`, counting it down. */
   take(method: string, path: string): FaultSpec | undefined {
     const key = `${method} ${path}`;
-    const index = this.armed.findIndex((f) => f.times > 0 && (!f.match || f.match.test(key)));
+    const index = this.armed.findIndex((f) => f.times > 0 && (!f.match || f.match.test(key)) && !this.met.get(f)?.has(key));
     if (index < 0) return undefined;
     const fault = this.armed[index];
+    if (fault.firstOfEach) this.met.set(fault, (this.met.get(fault) ?? new Set()).add(key));
     fault.times -= 1;
     if (fault.times <= 0) this.armed.splice(index, 1);
     return fault;

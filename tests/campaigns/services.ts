@@ -12,9 +12,9 @@ import { startKeepClusters } from "../../emulator/keep/replication";
 import { cloudCredentialsAccess, registerCloudCredentialsEngine } from "../../emulator/keep/cloud-credentials";
 import { startMeshEmulator } from "../../emulator/mesh";
 import { startWorkspacesEmulator } from "../../emulator/workspaces";
-import { pluginSettingName, resolveServiceConfig, ServiceModule } from "../../provider/config";
+import { pluginSettingName, ServiceModule } from "../../provider/config";
 import { createContext, OperationContext } from "../../provider/context";
-import { WorkspacesClient } from "../support/by-path";
+import { followCensus } from "../support/census";
 import { packedInstall } from "../support/packed-install";
 import type { ServiceServer } from "../../emulator/common";
 import type { SampleEnv } from "../support/samples";
@@ -113,36 +113,7 @@ export async function startLane(options: LaneOptions): Promise<Lane> {
   };
   const engine = new Engine({ project: "campaigns", cwd: packedInstall(), config: { ...config, ...pluginConfig(config) }, env: drEnv(config), secretConfig, progress });
 
-  // Keep objects are followed as they change; the other services are read through their APIs.
-  const keepObjects = new Set<string>();
-  for (const cluster of [keep, dr]) {
-    cluster.onChange((c) => {
-      if (c.change !== "write" && c.change !== "delete") return;
-      // A secondary's data are copies of its primary's: the objects are counted once, on the primary.
-      if (cluster.replication.mode === "secondary") return;
-      const key = `keep|${cluster.name}|${c.namespace.path}|${c.mount.path}|${c.kind}|${c.name}`;
-      if (c.change === "write") keepObjects.add(key);
-      else keepObjects.delete(key);
-    });
-  }
-  // Workspaces, versions and partitions are read over HTTP, as a client sees them: every page,
-  // pending versions included (the service can neither archive nor delete them).
-  const workspacesByPath = new WorkspacesClient(resolveServiceConfig("workspaces", (key) => config[key], {}));
-  const census = async (): Promise<Set<string>> => {
-    const keys = new Set(keepObjects);
-    for (const organization of [workspaces.organization, workspaces.secondOrganization]) {
-      for (const ws of await workspacesByPath.list(`/organizations/${organization}/workspaces`)) {
-        keys.add(`workspaces|workspace|${ws.id}`);
-        for (const cv of await workspacesByPath.list(`/workspaces/${ws.id}/configuration-versions`)) {
-          if (cv.attributes.status !== "archived") keys.add(`workspaces|configuration-version|${cv.id}`);
-        }
-      }
-    }
-    const partitions = await fetch(`${mesh.url}/v1/partitions`, { headers: { "X-Mesh-Token": mesh.rootToken } });
-    if (!partitions.ok) throw new Error(`census: GET /v1/partitions returned ${partitions.status}`);
-    for (const p of (await partitions.json()) as { Name: string; DeletedAt?: string }[]) if (!p.DeletedAt) keys.add(`mesh|partition|${p.Name}`);
-    return keys;
-  };
+  const census = followCensus({ clusters: [keep, dr], workspaces, mesh });
 
   const servers: ServiceServer[] = [keep, workspaces, mesh, dr];
   return {

@@ -18,7 +18,8 @@ import { entries, Entry } from "../campaigns/cases";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { DeclaredProgram, DeclaredResource, declaredProgramFiles } from "../support/declared-program";
 import { CommandRecord, ProgramRun, withoutDelays } from "../support/differential";
-import { pluginConfigOf, PLUGIN_SECRET_CONFIG } from "../support/plugin-sdk";
+import { followCensus } from "../support/census";
+import { pluginConfigOf, PLUGIN_SECRET_CONFIG, settingsOfDoor } from "../support/plugin-sdk";
 import { Project } from "../support/real-engine";
 import type { SampleEnv, SampleInputs } from "../support/samples";
 
@@ -55,11 +56,14 @@ export interface World {
   emu: Emulator;
   postgres: EmbeddedPostgres;
   scratch: string;
+  /** What the services hold now (tests/support/census.ts). */
+  census(): Promise<Set<string>>;
 }
 
 export async function startWorld(): Promise<World> {
   const emu = withoutDelays(await startEmulator({ clusters: CLUSTERS }));
-  return { emu, postgres: await startEmbeddedPostgres(), scratch: fs.mkdtempSync(path.join(os.tmpdir(), "every-type-")) };
+  const census = followCensus({ clusters: Object.values(emu.clusters), workspaces: emu.workspaces, mesh: emu.mesh });
+  return { emu, postgres: await startEmbeddedPostgres(), scratch: fs.mkdtempSync(path.join(os.tmpdir(), "every-type-")), census };
 }
 
 /** The services a case's sample sees: its own cluster as `keep` (and "main"), its secondary as "dr". */
@@ -75,8 +79,13 @@ export function onClusters(c: Case, type: string, inputs: SampleInputs): SampleI
   return { ...inputs, cluster: inputs.cluster === "dr" ? c.secondary : inputs.cluster ?? c.cluster };
 }
 
-/** The stack's settings for both doors: every cluster's, the plugin's keys, and the plugin's named clusters in its environment. */
-export function settingsOf(emu: Emulator): Pick<ProgramRun, "config" | "secrets" | "env"> {
+/**
+ * The stack's settings for both doors: every cluster's, the plugin's keys, and the plugin's named
+ * clusters in its environment; `tuning` (such as `timeoutSeconds`) for every service through both
+ * doors (a named cluster takes its service's).
+ */
+export function settingsOf(emu: Emulator, tuning: Record<string, string> = {}): Pick<ProgramRun, "config" | "secrets" | "env"> {
+  const tuned = Object.fromEntries((["keep", "workspaces", "mesh"] as const).flatMap((service) => Object.entries(tuning).map(([setting, value]) => [`${service}:${setting}`, value])));
   const config: Record<string, string> = {
     "workspaces:address": emu.workspaces.url,
     "workspaces:token": emu.workspaces.tokens.user,
@@ -84,6 +93,8 @@ export function settingsOf(emu: Emulator): Pick<ProgramRun, "config" | "secrets"
     "mesh:address": emu.mesh.url,
     "mesh:token": emu.mesh.rootToken,
     ...pluginConfigOf(emu),
+    ...tuned,
+    ...settingsOfDoor("plugin", tuned),
   };
   const env: Record<string, string> = {};
   for (const [name, cluster] of Object.entries(emu.clusters)) {

@@ -133,7 +133,8 @@ function secretPlain(secret: Record<string, unknown>): unknown {
 /** Looks made by a machine: digits among letters, or letters of both cases. */
 const opaque = (token: string) => (/\d/.test(token) && /[A-Za-z]/.test(token)) || (/[a-z]/.test(token) && /[A-Z]/.test(token));
 
-function maskString(text: string): string {
+/** A text with what two runs make differently masked (see `normalize`). */
+export function maskString(text: string): string {
   // A cloud access key's ID, long-lived or temporary (the cloud engine makes them, letters and digits by chance).
   if (/^A[KS]IA[A-Z0-9]{16}$/.test(text)) return "<access key>";
   // A key, a share, a token or a ciphertext in base64, whole.
@@ -193,7 +194,7 @@ function revealed(value: unknown): unknown {
 }
 
 /** The state as the CLI's export holds it (secrets shown), normalized: the program's resources by URN, and the stack's outputs; and those outputs plain. */
-async function cliState(project: Project, generated: readonly string[]): Promise<{ state: Record<string, unknown>; stackOutputs: Record<string, unknown> }> {
+export async function cliState(project: Project, generated: readonly string[]): Promise<{ state: Record<string, unknown>; stackOutputs: Record<string, unknown> }> {
   const { deployment } = await project.exportStack(true);
   const state: Record<string, unknown> = {};
   let stackOutputs: Record<string, unknown> = {};

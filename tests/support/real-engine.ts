@@ -78,8 +78,11 @@ export interface Ran {
   output: string;
 }
 
+/** What a command is expected to end with: success (the default), failure, or either (the caller reads `code`). */
+export type Expected = "success" | "failure" | "either";
+
 /** Runs a command and waits for it without blocking this process; throws with all it printed when its exit code is not the one expected. */
-export function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; expect?: "success" | "failure"; input?: string }): Promise<Ran> {
+export function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; expect?: Expected; input?: string }): Promise<Ran> {
   const profile = process.env.KEEPSTACK_ENGINE_PROFILE;
   if (profile) {
     args = ["-a", "-o", profile, "-f", `%e %U %S ${path.basename(file)} ${args.join(" ").replace(/\s+/g, " ").slice(0, 120)}`, file, ...args];
@@ -103,7 +106,8 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
     child.once("close", (code) => {
       const ran = { command: `${path.basename(file)} ${args.join(" ")}`.replace(/\n+/g, "; "), code, stdout, stderr, output };
       const ok = code === 0;
-      if ((options.expect ?? "success") === "success" ? ok : !ok) resolve(ran);
+      const expected = options.expect ?? "success";
+      if (expected === "either" || (expected === "success" ? ok : !ok)) resolve(ran);
       else reject(new Error(`${path.basename(file)} ${args.join(" ")} (in ${options.cwd}) ${ok ? "succeeded, but was expected to fail" : `failed with exit code ${code}`}:\n${output}`));
     });
   });
@@ -306,12 +310,12 @@ export class Project {
   }
 
   /** Runs `pulumi` here; `--non-interactive` is added. */
-  pulumi(args: readonly string[], options: { expect?: "success" | "failure"; env?: Record<string, string>; cwd?: string } = {}): Promise<Ran> {
+  pulumi(args: readonly string[], options: { expect?: Expected; env?: Record<string, string>; cwd?: string } = {}): Promise<Ran> {
     return run(cli().bin, [...args, "--non-interactive"], { cwd: options.cwd ?? this.dir, env: { ...this.env, ...options.env }, expect: options.expect });
   }
 
   /** Runs another command here (npm, go, ...) with the project's environment. */
-  exec(file: string, args: readonly string[], options: { expect?: "success" | "failure"; cwd?: string; env?: Record<string, string> } = {}): Promise<Ran> {
+  exec(file: string, args: readonly string[], options: { expect?: Expected; cwd?: string; env?: Record<string, string> } = {}): Promise<Ran> {
     return run(file, args, { cwd: options.cwd ?? this.dir, env: { ...this.env, ...options.env }, expect: options.expect });
   }
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { kv, kvSecret } from "../../../provider/contracts/keep";
 import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import type { ApiError } from "../../../provider/errors";
+import { ApiError } from "../../../provider/errors";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -47,6 +47,13 @@ function metadataPath(id: string, state: Record<string, unknown> = {}) {
   return { scope, mount, path };
 }
 
+/** Whether a secret's data as read holds exactly the declared keys and values. */
+function sameData(found: unknown, declared: Record<string, string>): boolean {
+  if (!found || typeof found !== "object") return false;
+  const entries = Object.entries(found as Record<string, unknown>);
+  return entries.length === Object.keys(declared).length && entries.every(([key, value]) => declared[key] === value);
+}
+
 /** The service's answer to a write whose `cas` names another version than the current one. */
 const isCasMismatch = (error: ApiError) => error.status === 400 && error.messages.some((m) => /check-and-set/i.test(m));
 
@@ -64,6 +71,28 @@ export const kvSecretSpec: typeof base = {
       options: scopeOptions(scope),
     });
     return { id, computed: { version: Number(written.body?.version ?? 0) } };
+  },
+  // Each update writes with `cas` set to the version the state knows, so an attempt the client sends
+  // again (its answer lost, or given after the client gave up) writes no further version: the
+  // service refuses it, and the read that follows finds the data written. Someone else's version
+  // since (drift not yet refreshed) is written over once, as any update of a declared value is.
+  async update(ctx, id, values, olds) {
+    const { id: _local, ...scope } = splitKeepId(id);
+    const client = keepClientOf(ctx, scope);
+    const params = { mount: values.mount, path: values.path };
+    const write = async (cas: number) => {
+      const written = await client.send(kvSecret.write, { params, body: { data: values.data, options: { cas } }, options: scopeOptions(scope) });
+      return { version: Number(written.body?.version ?? 0) };
+    };
+    try {
+      return await write(Number(olds.version ?? 0));
+    } catch (e) {
+      if (!(e instanceof ApiError) || !isCasMismatch(e)) throw e;
+      const current = (await client.send(kvSecret.read, { params, options: scopeOptions(scope) }))?.body;
+      const version = Number((current?.metadata as { version?: unknown } | undefined)?.version ?? 0);
+      if (current && sameData(current.data, values.data)) return { version };
+      return write(version);
+    }
   },
   async delete(ctx, id, state) {
     const { scope, mount, path } = metadataPath(id, state);

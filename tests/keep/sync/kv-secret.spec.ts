@@ -48,6 +48,16 @@ describe("keep.kv.Secret", () => {
     expect(read("app/db2")).toMatchObject({ data: { password: "p2" }, metadata: { version: 3 } });
   });
 
+  test("an update whose answer was lost writes one version; one over a version written since the last refresh writes over it once", async () => {
+    // The client sends the write again; the version it names (`cas`) is no longer the current one.
+    stack.keep.faults.inject({ times: 1, match: /^POST \/v1\/secret\/data\/app\/db2$/, dropAfterHandling: true });
+    expect((await stack.engine.up(program("app/db2", { password: "p3" }))).outputs.version).toBe(4);
+    expect(read("app/db2")).toMatchObject({ data: { password: "p3" }, metadata: { version: 4 } });
+    stack.keep.kv.write({ path: "app/db2" }, { password: "by hand" });
+    expect((await stack.engine.up(program("app/db2", { password: "p2" }))).outputs.version).toBe(6);
+    expect(read("app/db2")).toMatchObject({ data: { password: "p2" }, metadata: { version: 6 } });
+  });
+
   test("adoption reads the existing secret and writes it only when it differs; destroy deletes every version", async () => {
     stack.engine.state.clear();
     stack.keep.log.clear();
