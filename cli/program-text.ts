@@ -3,7 +3,7 @@
  *
  * Generic over the specs: inputs a spec declares as `references` become the named object's output
  * (so the program orders and ties them together); required inputs the service never returns become
- * stack config the user sets (secrets as `{ fromConfig }` references, design §8, others through
+ * stack config the user sets (secrets as `{ fromConfig }` references, ARCHITECTURE.md, "Secrets by reference", others through
  * `config.require`), each listed as a `pulumi config set` command; names are readable, unique and
  * the same from one run to the next for the same objects.
  *

@@ -6,7 +6,7 @@ import { AnySpec, isOperationSpec } from "../provider/spec";
 export { takesSecretReference };
 
 /**
- * Credential inputs of a spec that take a secret either as a value or as a reference (design §8);
+ * Credential inputs of a spec that take a secret either as a value or as a reference (ARCHITECTURE.md, "Secrets by reference");
  * secret data (a value to encode, `secretData`) is left to the program.
  */
 export function referenceableSecretInputs(spec: AnySpec): string[] {

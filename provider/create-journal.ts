@@ -1,5 +1,5 @@
 /**
- * The creates a machine's resources sent, kept on the machine that ran them (design §4, one owner):
+ * The creates a machine's resources sent, kept on the machine that ran them (ARCHITECTURE.md, "One owner"):
  * what a run killed before the engine recorded its creates (between two checkpoints, or with
  * `PULUMI_SKIP_CHECKPOINTS`) leaves of the objects it made, for the types whose service has no room
  * to record an owner. A later create of the same resource that meets the object takes it back; any

@@ -154,7 +154,7 @@ export function connectionProblems(service: ServiceModule, cluster: unknown, con
 }
 
 /**
- * Resolves the secret references among checked inputs (design §8) and fingerprints them with the
+ * Resolves the secret references among checked inputs (ARCHITECTURE.md, "Secrets by reference") and fingerprints them with the
  * salt of the same reference in `olds`; a reference that cannot be resolved is a check failure.
  * Only stack config, the environment and local files are read: no service is called.
  */
@@ -186,7 +186,7 @@ export function resolveReferences(inputs: Props, ctx: OperationContext): Props {
 }
 
 /**
- * How a create of a spec keeps from writing over an object someone else made (design §4, one owner):
+ * How a create of a spec keeps from writing over an object someone else made (ARCHITECTURE.md, "One owner"):
  * - `atomic`: the create itself fails when the object exists (a taken name, key-value's `cas: 0`),
  *   which the spec's `isConflict` recognises;
  * - `read-first`: the object's ID is read before the first write, and an object found is refused;
@@ -338,7 +338,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         }
       }
       // Adoption concerns the first create only. Once the object is in state, a replacement must create
-      // a new object; but the engine checks a replacement's inputs again with no state (design §15),
+      // a new object; but the engine checks a replacement's inputs again with no state (ARCHITECTURE.md, "The real engine is the judge"),
       // so its create would still see `adopt` and take over whatever holds the new ID. As the engine
       // refuses to replace a resource still declaring `import`, a replacing change is refused while
       // `adopt` is set, in preview.
@@ -538,7 +538,7 @@ export function createMachine(spec: ResourceSpec, context: () => OperationContex
         return make();
       }
       if (createGuardOf(spec) === "read-first") {
-        // One owner (design §4): a create never writes over an object it did not make.
+        // One owner (ARCHITECTURE.md): a create never writes over an object it did not make.
         let found;
         try {
           found = await spec.read(ctx, lookupId);

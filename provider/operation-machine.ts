@@ -1,5 +1,5 @@
 /**
- * The machine of an operation declared as a resource (design §2), in the manner of
+ * The machine of an operation declared as a resource (ARCHITECTURE.md, "Operations are resources"), in the manner of
  * `@pulumi/command`: `create` runs the operation once; nothing runs in preview; any input change
  * and `triggers` run it again (a replacement whose old half does nothing); refresh keeps it and may
  * report the service's status; `delete` undoes it only when the spec declares an undo and the

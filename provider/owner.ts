@@ -1,5 +1,5 @@
 /**
- * Which stack's resource made (or took over) an object: design §4, one owner. A program's resource
+ * Which stack's resource made (or took over) an object: ARCHITECTURE.md, "One owner". A program's resource
  * carries its owner as a hidden input (`OWNER_KEY`: the dynamic class sets it from the program's
  * project and stack, the plugin from the resource's URN); a spec whose service object has room for
  * it (`ResourceSpec.ownerRecord`) writes it there, and reads it back with the object. A recorded

@@ -91,7 +91,7 @@ export interface ResourceClass<A, O, D = unknown> {
   readonly __declarationSource?: D;
 }
 
-/** A secret input is wrapped as a Pulumi secret, unless it is a reference (design §8): that stays plain. */
+/** A secret input is wrapped as a Pulumi secret, unless it is a reference (ARCHITECTURE.md, "Secrets by reference"): that stays plain. */
 function secretUnlessReference(value: unknown): unknown {
   if (isSecretReference(value)) return value;
   if (Output.isInstance(value) || value instanceof Promise) {

@@ -1,5 +1,5 @@
 /**
- * Secrets by reference (design §8). A write-only secret input takes the value itself (kept in state
+ * Secrets by reference (ARCHITECTURE.md). A write-only secret input takes the value itself (kept in state
  * as a Pulumi secret) or a reference the provider host resolves when it applies:
  * `{ fromConfig: "app:dbPassword" }`, `{ fromEnv: "DB_PASSWORD" }` or `{ fromFile: "./db.pass" }`.
  *

@@ -93,7 +93,7 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
    */
   references?: { [K in keyof z.output<S>]?: InputReference<z.output<S>> };
   /**
-   * Where the service object keeps the record of which stack's resource made it (design §4, one
+   * Where the service object keeps the record of which stack's resource made it (ARCHITECTURE.md, "One owner", one
    * owner), for the docs; `rewritable` when an update can write it again (an adoption that takes
    * the object over records its new owner). Types without it have no room for one in their API.
    * A spec that has it writes the owner its create and update are given, and its read returns it.
@@ -147,7 +147,7 @@ export function tokenOfShortType(type: string): string {
 }
 
 /**
- * A one-shot operation declared as a resource (design §2): `create` runs it, nothing runs in
+ * A one-shot operation declared as a resource (ARCHITECTURE.md, "Operations are resources"): `create` runs it, nothing runs in
  * preview, every input change and `triggers` run it again, refresh never drops or re-runs it, and
  * `delete` does nothing unless an undo is declared and asked for.
  */

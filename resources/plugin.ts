@@ -1,5 +1,5 @@
 /**
- * The provider plugin's entry (design §14): the machines of every resource type and the package's
+ * The provider plugin's entry (ARCHITECTURE.md, "Bird's eye view"): the machines of every resource type and the package's
  * functions, served to the engine as the `keepstack` plugin. `pulumi-resource-keepstack` (the
  * package's executable) and the source-plugin folder `plugin/` both start it. The dynamic resources'
  * entry is `host.ts`; both doors load the same specs from the catalog, one type at a time.

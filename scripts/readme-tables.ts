@@ -101,7 +101,7 @@ function ownerRecordCell(spec: ResourceSpec): string {
   return spec.alwaysNew ? "none needed (always a new one)" : "no room in the API: the create journal";
 }
 
-/** What a create does about an object of its ID that is there already (design §4, one owner). */
+/** What a create does about an object of its ID that is there already (ARCHITECTURE.md, "One owner"). */
 function existingObjectCell(spec: ResourceSpec): string {
   switch (createGuardOf(spec)) {
     case "atomic":

@@ -1,5 +1,5 @@
 /**
- * The seal of the secrets service emulator, done for real (design §10): a 32-byte random master
+ * The seal of the secrets service emulator, done for real (ARCHITECTURE.md, "The emulator owes nothing to the product"): a 32-byte random master
  * key split into unseal key shares with Shamir's scheme (`shamir-secret-sharing`, whose share
  * layout is the service's: the secret's bytes then one byte of x-coordinate, 33 bytes in all).
  *

@@ -162,7 +162,7 @@ export function changedSettings(olds: Props, news: Props): string[] {
 /**
  * The address settings whose change moves the provider to another cluster: the old address names
  * another cluster than the new one, and the new settings do not name it among the cluster's
- * previous addresses. The engine replaces such a provider's resources (design §4).
+ * previous addresses. The engine replaces such a provider's resources (ARCHITECTURE.md, "One owner").
  */
 export function movedAddresses(olds: Props, news: Props, env: NodeJS.ProcessEnv = process.env): string[] {
   const before = pluginLookup(configTexts(olds));

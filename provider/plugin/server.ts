@@ -1,5 +1,5 @@
 /**
- * The provider plugin's door (design §14): `pulumirpc.ResourceProvider` served over gRPC, each call
+ * The provider plugin's door (ARCHITECTURE.md, "Bird's eye view"): `pulumirpc.ResourceProvider` served over gRPC, each call
  * translated into the machines' own and back. The dynamic resources' host is the other door to the
  * same machines; behaviour lives there, and this file only translates:
  * - property bags: secrets unmarked on the way in and marked on the way out (a property is secret

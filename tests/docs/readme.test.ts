@@ -65,3 +65,28 @@ test("figures that change with every commit are not written in the pages: no tes
   );
   expect(written).toEqual([]);
 });
+
+test("the code cites ARCHITECTURE.md by headings it has, and no design document outside the repository", () => {
+  const root = path.join(__dirname, "..", "..");
+  const headings = new Set([...fs.readFileSync(path.join(root, "ARCHITECTURE.md"), "utf8").matchAll(/^#{2,3} (.+)$/gm)].map((m) => m[1]));
+  const files = (dir: string): string[] =>
+    fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+      const at = path.join(dir, e.name);
+      if (e.isDirectory()) return e.name === "node_modules" ? [] : files(at);
+      return /\.(ts|js|md)$/.test(e.name) ? [at] : [];
+    });
+  const sources = ["provider", "resources", "cli", "policy", "emulator", "harness", "bench", "scripts", "tests", "docs", "examples"].flatMap(files);
+  const problems: string[] = [];
+  let citations = 0;
+  // This file names the forms it looks for.
+  for (const file of [...sources, "README.md", "index.ts"].filter((f) => f !== path.join("tests", "docs", "readme.test.ts"))) {
+    const text = fs.readFileSync(path.join(root, file), "utf8");
+    if (/design §\d/.test(text)) problems.push(`${file}: cites "design §N", a document outside the repository`);
+    for (const [, heading] of text.matchAll(/ARCHITECTURE\.md`?, "([^"]+)"/g)) {
+      citations++;
+      if (!headings.has(heading)) problems.push(`${file}: cites ARCHITECTURE.md, "${heading}", which has no such heading`);
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(citations).toBeGreaterThan(10);
+});

@@ -1,5 +1,5 @@
 /**
- * Every resource type through both doors in one declared program (design §15): the fault matrix's
+ * Every resource type through both doors in one declared program (ARCHITECTURE.md, "The real engine is the judge"): the fault matrix's
  * samples (tests/support/samples.ts), each type once through each door (its prerequisites through
  * the dynamic one, as the matrix declares them), against an emulator of its own ("a world").
  *

@@ -1,5 +1,5 @@
 /**
- * Every resource type through both doors, under the real CLI and through the harness (design §15):
+ * Every resource type through both doors, under the real CLI and through the harness (ARCHITECTURE.md, "The real engine is the judge"):
  * the fault matrix's programs without faults (tests/support/samples.ts), all of them in one
  * program, each type once through each door (its prerequisites through the dynamic one, as the
  * matrix declares them). The session: up of the prerequisites, up of everything (each type's

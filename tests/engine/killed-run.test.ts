@@ -1,5 +1,5 @@
 /**
- * A killed run, under the real CLI (design §4, one owner): `pulumi up` of a program through both
+ * A killed run, under the real CLI (ARCHITECTURE.md, "One owner"): `pulumi up` of a program through both
  * doors is killed, its whole process group at once, while some creates are under way: the services
  * act on them after the kill (their requests are held until the connection ends), so those objects
  * exist while no answer reached the engine. The recovery the docs give ("Large stacks") is then run

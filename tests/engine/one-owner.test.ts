@@ -1,5 +1,5 @@
 /**
- * One owner, under the real CLI (design §4): stack A makes an object of every type whose create can
+ * One owner, under the real CLI (ARCHITECTURE.md): stack A makes an object of every type whose create can
  * meet an existing one, through each door; stack B of the same project declares the same objects,
  * changed, without `adopt`. B's `up` is refused for each of them by name, with the way to adopt or
  * import it; where the service records A as the owner, B's adoption is refused too, naming A; B's

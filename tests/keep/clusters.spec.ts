@@ -1,4 +1,4 @@
-/** Several clusters, one program (design §9): `cluster` selects `keep-<name>:` settings and is part of the ID. */
+/** Several clusters, one program (ARCHITECTURE.md, "Several clusters"): `cluster` selects `keep-<name>:` settings and is part of the ID. */
 import { keep } from "pulumi-keepstack";
 import { Engine, EngineError, summarize } from "../../harness";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";

@@ -1,5 +1,5 @@
 /**
- * One owner (design §4), through both doors: a create never writes over an object it did not make,
+ * One owner (ARCHITECTURE.md), through both doors: a create never writes over an object it did not make,
  * and an object a create may have made stays its own. The registry-wide form is the fault matrix's
  * `takeover` runs; these are the cases a user meets, told in full: a refused create, a lost answer,
  * an owner the service records (adoption by another stack, `takeOver`, a leftover taken back), a moved address.

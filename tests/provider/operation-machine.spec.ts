@@ -1,4 +1,4 @@
-/** Operations as resources (design §2), on an operation declared here against an in-memory service. */
+/** Operations as resources (ARCHITECTURE.md, "Operations are resources"), on an operation declared here against an in-memory service. */
 import { z } from "zod";
 import { OperationContext } from "../../provider/context";
 import { machineOf } from "../../provider/machines";

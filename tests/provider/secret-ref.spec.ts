@@ -1,4 +1,4 @@
-/** Secrets by reference (design §8): resolved by the host, fingerprinted in check, never in outputs. */
+/** Secrets by reference (ARCHITECTURE.md): resolved by the host, fingerprinted in check, never in outputs. */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";

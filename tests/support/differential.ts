@@ -1,5 +1,5 @@
 /**
- * The differential test's machinery (design §15): one program run as a session of commands (preview,
+ * The differential test's machinery (ARCHITECTURE.md, "The real engine is the judge"): one program run as a session of commands (preview,
  * up, refresh, destroy) by the real CLI and by the harness, each against an emulator of its own that
  * starts as the other's did, and the two compared per URN:
  * - the step: its operation, the properties whose change forces a replacement, the detailed diff's
@@ -143,7 +143,7 @@ export function maskString(text: string): string {
     text
       .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, "<loopback>")
       .replace(/\b[a-z]+_[0-9a-f]{8}\b/g, "<accessor>")
-      // A reference's fingerprint (design §8) is salted afresh.
+      // A reference's fingerprint (ARCHITECTURE.md, "Secrets by reference") is salted afresh.
       .replace(/^scrypt\$[^$]+\$[^$]+$/, "scrypt$<salt>$<hash>")
       .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
       .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?/g, "<time>")

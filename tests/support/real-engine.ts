@@ -1,5 +1,5 @@
 /**
- * The real-engine suite's projects (tests/engine/, design §15): each a real Pulumi project in a
+ * The real-engine suite's projects (tests/engine/, ARCHITECTURE.md, "The real engine is the judge"): each a real Pulumi project in a
  * temporary folder, run by the real `pulumi` CLI on a local file backend with the offline settings,
  * the package installed from `npm pack` of this checkout as a user installs it, against an emulator
  * on loopback. What every project of a language starts from (the packed package, a Node.js install,

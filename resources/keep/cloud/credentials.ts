@@ -1,7 +1,7 @@
 /**
  * Credentials kept across runs: generated once, when the resource is created, and kept as secret
  * outputs, for programs that hand credentials to something that must not see new ones at every
- * run. An operation (design §2): a change of an input or of `triggers` generates new ones (a date
+ * run. An operation (ARCHITECTURE.md, "Operations are resources"): a change of an input or of `triggers` generates new ones (a date
  * string gives scheduled renewal); refresh never does; destroy leaves the lease to expire.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Root rotation: `<mount>/config/rotate-root` as an operation (design §2). The service makes a new
+ * Root rotation: `<mount>/config/rotate-root` as an operation (ARCHITECTURE.md, "Operations are resources"). The service makes a new
  * access key for its provider user, keeps its secret to itself, and deletes the old key. Runs at
  * create; a change of `triggers` (a date string gives scheduled rotation) or of another input runs
  * it again; refresh and destroy never rotate.

@@ -60,7 +60,7 @@ const isCasMismatch = (error: ApiError) => error.status === 400 && error.message
 export const kvSecretSpec: typeof base = {
   ...base,
   // A create writes with `cas: 0`, which the service refuses when the secret exists: nothing is
-  // written over, and no read is needed first (design §4).
+  // written over, and no read is needed first (ARCHITECTURE.md, "One owner").
   isConflict: isCasMismatch,
   async create(ctx, values) {
     const id = base.naturalId(values);

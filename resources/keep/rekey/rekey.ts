@@ -1,6 +1,6 @@
 /**
  * `keep.Rekey`: a rekey of the secrets service's unseal keys (`sys/rekey/*`) as an operation
- * (design §2), and the share inputs and verification `keep.RekeyVerify` shares.
+ * (ARCHITECTURE.md, "Operations are resources"), and the share inputs and verification `keep.RekeyVerify` shares.
  *
  * `keep.Rekey` runs one attempt end to end: it reads the status first (an attempt already in
  * progress fails the run unless `cancelExisting`), starts the attempt, gives the current shares with
@@ -34,7 +34,7 @@ const share = z.string().trim().regex(HEX_OR_BASE64, "must be a key share in hex
 /**
  * Key shares: a list (best as a Pulumi secret), or a reference the provider host resolves
  * (`{ fromConfig }`, `{ fromEnv }`, `{ fromFile }`) to a JSON array or to shares separated by commas
- * or new lines; a reference keeps the shares out of state (design §8).
+ * or new lines; a reference keeps the shares out of state (ARCHITECTURE.md, "Secrets by reference").
  */
 export const sharesInput = (what: string) =>
   z.union([z.array(share).min(1, `${what} must hold at least one share`), secretInput(what)], {

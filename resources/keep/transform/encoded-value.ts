@@ -1,7 +1,7 @@
 /**
  * Encoded value: a value encoded once, when the resource is created, and kept as a secret output.
  * For values a program needs stable across runs: a tokenization gives a new token at every call,
- * a generated tweak a new ciphertext. It is an operation (design §2): create encodes, a change of
+ * a generated tweak a new ciphertext. It is an operation (ARCHITECTURE.md, "Operations are resources"): create encodes, a change of
  * any input or of `triggers` encodes again (a replacement), refresh never re-encodes, destroy leaves
  * the token on the service.
  */
