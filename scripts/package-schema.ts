@@ -139,7 +139,7 @@ export class SchemaWriter {
     if (members.every((m) => m.flags & ts.TypeFlags.BooleanLiteral)) return { type: "boolean" };
     if (members.every((m) => m.flags & ts.TypeFlags.StringLiteral)) {
       const values = members.map((m) => (m as ts.StringLiteralType).value);
-      return this.define(this.token(module, hint), { type: "string", enum: values.map((value) => ({ value })) });
+      return this.define(this.token(module, hint), { type: "string", enum: values.map((value) => ({ name: enumName(value), value })) });
     }
     const objects = members.filter((m) => m.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) && !this.checker.isArrayType(m) && !this.checker.isTupleType(m));
     const others = members.filter((m) => !objects.includes(m));
@@ -226,3 +226,17 @@ export function providerConfig(): { variables: Record<string, TypeSpec>; inputPr
   return { variables, inputProperties: variables };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * The name of an enum value in the generated SDKs, PascalCase of its words (`soft-mandatory` is
+ * `SoftMandatory`, `assumed_role` `AssumedRole`): without one each generator makes its own from the
+ * value, and a value with a dash reads otherwise than one without (`..._Soft_Mandatory` beside
+ * `...Advisory` in Go).
+ */
+export function enumName(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join("");
+}

@@ -67,6 +67,8 @@ export interface Language {
   addPlugin(author: Project): Promise<void>;
   /** What the project's own dependency file says of the SDK after that (package.json, requirements.txt, go.mod). */
   sdkReference?: { file: string; text: RegExp };
+  /** A line the generated SDK must hold (an enum constant as the schema names it). */
+  generated?: { file: string; text: RegExp };
   /** Lines of .gitignore beyond `node_modules/`. */
   ignore?: string[];
   /** The page's commands a teammate runs in the clone (`npm ci`, `pulumi install`, `pulumi preview`). */
@@ -138,6 +140,7 @@ export async function pluginDoorFlow(language: Language, emu: Emulator, options:
   }
   expect(author.read("Pulumi.yaml")).toMatch(/^packages:\n {2}keepstack: \.\/node_modules\/pulumi-keepstack\/plugin$/m);
   if (language.sdkReference) expect(author.read(language.sdkReference.file)).toMatch(language.sdkReference.text);
+  if (language.generated) expect(author.read(language.generated.file)).toMatch(language.generated.text);
 
   // A teammate's clone: what the page says to commit, then the page's three commands.
   const clone = await cloneOf(author, language, `${language.project.name}-clone`);

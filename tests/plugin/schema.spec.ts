@@ -91,6 +91,20 @@ describe("schema.json", () => {
     expect(schema.types[mode.$ref.replace("#/types/", "")].enum.map((e: { value: string }) => e.value)).toEqual(["remote", "local", "agent"]);
   });
 
+  test("every enum value has a name, PascalCase of its words, so each generated SDK's constants read alike", () => {
+    const enums = Object.entries(schema.types as Record<string, { enum?: { name?: string; value: string }[] }>).filter(([, t]) => t.enum);
+    expect(enums.length).toBeGreaterThan(5);
+    const wrong = enums.flatMap(([token, t]) => t.enum!.filter((e) => !/^[A-Z][A-Za-z0-9]*$/.test(e.name ?? "")).map((e) => `${token}: ${e.value} is named ${e.name}`));
+    expect(wrong).toEqual([]);
+    const level = schema.types["keepstack:keep:EgpPolicyEnforcementLevel"] ?? schema.types[schema.resources["keepstack:keep:EgpPolicy"].inputProperties.enforcementLevel.$ref.replace("#/types/", "")];
+    expect(level.enum).toEqual([
+      { name: "Advisory", value: "advisory" },
+      { name: "SoftMandatory", value: "soft-mandatory" },
+      { name: "HardMandatory", value: "hard-mandatory" },
+    ]);
+    for (const [token, t] of enums) expect([token, new Set(t.enum!.map((e) => e.name)).size]).toEqual([token, t.enum!.length]);
+  });
+
   test("a secret given as a value or by reference is a union of a string and the reference's object type", () => {
     const key = schema.resources["keepstack:keep:SyncCloudASmDestination"].inputProperties.secretAccessKey;
     expect(key.oneOf).toEqual([{ type: "string" }, { $ref: "#/types/keepstack:keep:SecretReference" }]);
