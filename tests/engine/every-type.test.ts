@@ -134,7 +134,7 @@ const FAULTED: { index: number; command: Command; stage?: Stage; first: Fault }[
 type Fault = "lost answer" | "timeout";
 const WRITES = /^(POST|PUT|PATCH|DELETE) /;
 /** Seconds a request attempt may take: a held request costs this much, once. */
-const TIMEOUT_SECONDS = 5;
+const TIMEOUT_SECONDS = 3;
 
 const FAULT_SPECS: Record<Fault, FaultSpec> = {
   "lost answer": { times: Infinity, match: WRITES, firstOfEach: true, dropAfterHandling: true },

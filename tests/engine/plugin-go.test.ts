@@ -34,7 +34,7 @@ test(
       },
       sdkReference: { file: "go.mod", text: /^replace github\.com\/keepstack\/pulumi-keepstack\/sdk\/go => \.\/sdks\/keepstack$/m },
       // The schema names each enum value: the constants read alike, with or without a dash in the value.
-      generated: { file: "sdks/keepstack/keep/pulumiEnums.go", text: /^\tEgpPolicyEnforcementLevelSoftMandatory += EgpPolicyEnforcementLevel\("soft-mandatory"\)$/m },
+      generated: { file: "sdks/keepstack/keepstack/keep/pulumiEnums.go", text: /^\tEgpPolicyEnforcementLevelSoftMandatory += EgpPolicyEnforcementLevel\("soft-mandatory"\)$/m },
     };
     await pluginDoorFlow(go, emu);
   },
