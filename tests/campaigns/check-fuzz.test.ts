@@ -16,7 +16,7 @@ import { Machine } from "../../provider/machine";
 import { UNKNOWN } from "../../provider/unknowns";
 import { AnySpec, isOperationSpec } from "../../provider/spec";
 import { throwingContext } from "../support/contexts";
-import { InProcessDoor } from "../support/plugin-door";
+import { InProcessDoor } from "../support/plugin-handlers";
 import { sampleFor } from "../support/samples";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { Door, entries, Entry, expectSample, onLanes, registeredTypes, runCase } from "./cases";

@@ -1,6 +1,6 @@
 /**
  * docs/plugin.md's TypeScript program, through the SDK `pulumi package add` generates (the plugin
- * door; the README's program, examples/quickstart, is the dynamic door's, in examples.test.ts), run
+ * door; the README's program, examples/quickstart, is the dynamic door's, in examples-life.test.ts), run
  * by the real CLI and then through the harness against an emulator that starts alike, and compared
  * step by step (tests/support/differential.ts): preview, up, a change that updates one resource and
  * replaces another (previewed, then applied), a refresh after someone changed a policy by hand,
