@@ -59,7 +59,7 @@ export function adviceFor(error: ApiError, options: AdviceOptions = {}): string 
   if (error.advice) return error.advice;
   const advice = ADVICE_BY_STATUS[error.status] ?? (error.status >= 500 ? UNAVAILABLE : OTHERWISE);
   const service = error.service;
-  const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster ?? error.cluster) : `the ${key} setting of ${service}`);
+  const label = (key: string) => (isServiceModule(service) ? settingLabel(service, key, options.cluster ?? error.cluster, error.names) : `the ${key} setting of ${service}`);
   // Under a namespace or an organization, a 404 may mean that the scope itself does not exist.
   const scope = error.scope;
   if (error.status === 404 && scope) {

@@ -9,6 +9,12 @@ import { ConfigError } from "./errors";
 /** The three services, by the module name their settings and type tokens use. */
 export type ServiceModule = "keep" | "workspaces" | "mesh";
 
+/**
+ * How a door names the settings in its messages: the stack config keys the dynamic resources read
+ * (`keep:token`), or the provider plugin's (`keepstack:keepToken`). Both come from `SETTINGS`.
+ */
+export type SettingNames = "stack" | "plugin";
+
 export interface ServiceConfig {
   service: ServiceModule;
   /** Named cluster (`keep-dr:` settings) or undefined for the default connection. */
@@ -31,6 +37,8 @@ export interface ServiceConfig {
   requestHeader: boolean;
   /** Addresses the same cluster was reached at before: objects recorded there are this cluster's. */
   previousAddresses: string[];
+  /** How messages about these settings name them (the door that read them). */
+  names: SettingNames;
 }
 
 /** A setting: its stack config key (under the service prefix), its environment variable, its default. */
@@ -148,8 +156,9 @@ export function resolveServiceConfig(
   lookup: ConfigLookup,
   env: NodeJS.ProcessEnv = process.env,
   cluster?: string,
+  names: SettingNames = "stack",
 ): ServiceConfig {
-  const { config, problems } = readServiceConfig(service, lookup, env, cluster);
+  const { config, problems } = readServiceConfig(service, lookup, env, cluster, names);
   if (problems.length === 1) throw problems[0];
   // Every bad setting at once: a user fixes them in one round, not one per preview.
   if (problems.length) throw new ConfigError(problems.map((p) => p.message).join("; "), problems[0].setting, problems.every((p) => p.missing));
@@ -157,15 +166,16 @@ export function resolveServiceConfig(
 }
 
 /** Each problem of a service's settings (a missing address among them, marked `missing`), and the settings when there is none. */
-export function serviceConfigProblems(service: ServiceModule, lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, cluster?: string): ConfigError[] {
-  return readServiceConfig(service, lookup, env, cluster).problems;
+export function serviceConfigProblems(service: ServiceModule, lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, cluster?: string, names: SettingNames = "stack"): ConfigError[] {
+  return readServiceConfig(service, lookup, env, cluster, names).problems;
 }
 
 function readServiceConfig(
   service: ServiceModule,
   lookup: ConfigLookup,
   env: NodeJS.ProcessEnv,
-  cluster?: string,
+  cluster: string | undefined,
+  names: SettingNames,
 ): { config?: ServiceConfig; problems: ConfigError[] } {
   if (cluster !== undefined && !CLUSTER_NAME.test(cluster)) {
     return { problems: [new ConfigError(`cluster "${cluster}" is not a valid cluster name (lower-case letters, digits and dashes)`)] };
@@ -182,7 +192,7 @@ function readServiceConfig(
     // A named cluster has no default address: a missing setting must not reach the default cluster.
     const fallback = cluster && s.key === "address" ? undefined : s.default;
     raw[s.key] = valueOf(s, cluster) ?? (cluster && s.shared ? valueOf(s) : undefined) ?? fallback;
-    label[s.key] = settingLabel(service, s.key, cluster);
+    label[s.key] = settingLabel(service, s.key, cluster, names);
   }
   const problems: ConfigError[] = [];
   /** The value `read` gives, or `fallback` with its problem kept. */
@@ -220,6 +230,7 @@ function readServiceConfig(
     timeoutMs: read(60, () => parseNumber(raw.timeoutSeconds ?? "60", label.timeoutSeconds, 0.001)) * 1000,
     requestHeader: raw.requestHeader ? read(false, () => parseBoolean(raw.requestHeader!, label.requestHeader)) : false,
     previousAddresses: (raw.previousAddresses ?? "").split(",").map((a) => a.trim()).filter(Boolean),
+    names,
   };
   return problems.length ? { problems } : { config, problems };
 }
@@ -232,22 +243,11 @@ export function pluginSettingName(service: ServiceModule, key: string): string {
   return `${service}${key[0].toUpperCase()}${key.slice(1)}`;
 }
 
-/**
- * How messages name the settings: the stack config keys the dynamic resources read (`keep:token`),
- * or the provider plugin's (`keepstack:keepToken`). A process serves one door: the plugin sets this
- * once when it starts.
- */
-let settingNames: "stack" | "plugin" = "stack";
-
-export function nameSettingsAs(names: "stack" | "plugin"): void {
-  settingNames = names;
-}
-
-/** The label of a setting for messages, e.g. `keep:token (or KEEP_TOKEN)`. */
-export function settingLabel(service: ServiceModule, key: string, cluster?: string): string {
+/** The label of a setting for messages as a door names it, e.g. `keep:token (or KEEP_TOKEN)`. */
+export function settingLabel(service: ServiceModule, key: string, cluster?: string, names: SettingNames = "stack"): string {
   const s = SETTINGS[service].find((x) => x.key === key);
   const env = s?.env ? envName(s.env, cluster) : undefined;
-  if (settingNames === "plugin") {
+  if (names === "plugin") {
     // The plugin has no keys for named clusters: an explicit provider is its way to a second one.
     if (cluster) return env ? `${env} (the environment), or an explicit keepstack provider` : "an explicit keepstack provider";
     const name = `${PLUGIN_PACKAGE}:${pluginSettingName(service, key)}`;

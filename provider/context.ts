@@ -4,7 +4,7 @@
  * secrets given by reference), and a way to tell the user something.
  */
 import { ConfigLookup, resolveServiceConfig, ServiceConfig } from "./config";
-import type { ServiceModule } from "./config";
+import type { ServiceModule, SettingNames } from "./config";
 import type { KeepClient } from "./keep-client";
 import type { WorkspacesClient } from "./workspaces-client";
 import type { MeshClient } from "./mesh-client";
@@ -52,7 +52,8 @@ const STANDARD_ERROR: MessageSink = {
 };
 
 /** Clients are kept per configuration so keep-alive connections are reused across operations. */
-export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, messages: MessageSink = STANDARD_ERROR): OperationContext {
+/** `names`: how the door whose context this is names the settings in its messages. */
+export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, messages: MessageSink = STANDARD_ERROR, names: SettingNames = "stack"): OperationContext {
   const configs = new Map<string, ServiceConfig>();
   const clients = new Map<string, unknown>();
   const keyOf = (service: ServiceModule, cluster?: string) => (cluster ? `${service}-${cluster}` : service);
@@ -60,7 +61,7 @@ export function createContext(lookup: ConfigLookup, env: NodeJS.ProcessEnv = pro
     const key = keyOf(service, cluster);
     let c = configs.get(key);
     if (!c) {
-      c = resolveServiceConfig(service, lookup, env, cluster);
+      c = resolveServiceConfig(service, lookup, env, cluster, names);
       configs.set(key, c);
     }
     return c;

@@ -1,5 +1,6 @@
 /** Error types shared by the clients and the resource machine. Messages never carry credentials. */
 import type { z } from "zod";
+import type { SettingNames } from "./config";
 import { Owner, ownerLabel } from "./owner";
 
 /** One error detail as a service reported it (JSON:API error objects carry title, detail and a pointer). */
@@ -28,6 +29,8 @@ export interface ApiErrorFacts {
   notSent?: boolean;
   /** The named cluster the request went to (`keep-<cluster>:` settings); undefined for the default one. */
   cluster?: string;
+  /** How the door that sent the request names its settings (advice names them so); the stack's by default. */
+  names?: SettingNames;
   /** The namespace (secrets service) or organization (workspace service) the request was scoped to. */
   scope?: RequestScope;
   /** The address the request was sent to (the service's base URL), named when no answer came. */
@@ -73,6 +76,8 @@ export class ApiError extends Error {
   readonly notSent: boolean;
   /** See `ApiErrorFacts.cluster`. */
   readonly cluster?: string;
+  /** See `ApiErrorFacts.names`. */
+  readonly names?: SettingNames;
   /** See `ApiErrorFacts.scope`. */
   readonly scope?: RequestScope;
   /** See `ApiErrorFacts.address`. */
@@ -96,6 +101,7 @@ export class ApiError extends Error {
     this.earlierAttemptMayHaveActed = facts.earlierAttemptMayHaveActed ?? false;
     this.notSent = facts.notSent ?? false;
     this.cluster = facts.cluster;
+    this.names = facts.names;
     this.scope = facts.scope;
     this.address = facts.address;
     this.timeoutMs = facts.timeoutMs;
@@ -115,6 +121,7 @@ export class ApiError extends Error {
       earlierAttemptMayHaveActed: this.earlierAttemptMayHaveActed,
       notSent: this.notSent,
       cluster: this.cluster,
+      names: this.names,
       scope: this.scope,
       address: this.address,
       timeoutMs: this.timeoutMs,

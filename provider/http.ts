@@ -279,6 +279,7 @@ export function apiErrorOf(config: ServiceConfig, basePath: string, error: Axios
     notSent: certificate !== undefined,
     earlierAttemptMayHaveActed: countsOf(cfg).mayHaveActed,
     cluster: config.cluster,
+    names: config.names,
     scope: scopeOf(config, cfg, basePath),
     // The service's address; not a URL given outright (an upload URL is a credential).
     address: error.response || /^https?:\/\//.test(cfg.url ?? "") ? undefined : config.address,

@@ -70,8 +70,8 @@ export function movedAddressProblem(spec: Pick<ResourceSpec, "module">, what: st
   const config = serviceAddress(spec.module, cluster, ctx);
   if (!config || isSameCluster(recorded, config)) return undefined;
   const named = typeof cluster === "string" && !isUnknown(cluster) ? cluster : undefined;
-  const address = settingLabel(spec.module, "address", named);
-  const previous = settingLabel(spec.module, "previousAddresses", named).split(" ")[0];
+  const address = settingLabel(spec.module, "address", named, config.names);
+  const previous = settingLabel(spec.module, "previousAddresses", named, config.names).split(" ")[0];
   return (
     `${what} was made at ${recorded}, and ${address} now names ${config.address}: objects do not move with an address, ` +
     `and this stack would lose ${recorded}'s object. Set ${address} back to ${recorded} to manage it there; ` +

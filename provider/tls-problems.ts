@@ -50,9 +50,9 @@ export interface CertificateProblem {
 }
 
 /** The problem a failure's code names, or undefined when the code is no certificate refusal. */
-export function certificateProblemOf(config: Pick<ServiceConfig, "service" | "cluster" | "caCert">, code: string | undefined): CertificateProblem | undefined {
+export function certificateProblemOf(config: Pick<ServiceConfig, "service" | "cluster" | "caCert"> & Partial<Pick<ServiceConfig, "names">>, code: string | undefined): CertificateProblem | undefined {
   if (!isCertificateRefusal(code)) return undefined;
-  const label = (key: string) => settingLabel(config.service, key, config.cluster);
+  const label = (key: string) => settingLabel(config.service, key, config.cluster, config.names);
   const skip = `or, only if an unverified connection is acceptable, set ${label("skipTlsVerify")} to true`;
   const untrusted = !NOT_A_TRUST_PROBLEM.has(code);
   const reason = untrusted && config.caCert ? `${PROBLEMS[code]}: the CA certificates of ${label("caCert")} did not sign it` : PROBLEMS[code];
@@ -72,8 +72,8 @@ export function certificateProblemOf(config: Pick<ServiceConfig, "service" | "cl
  * HTTP answer as a malformed record: EPROTO, "wrong version number"), or an `http://` address on a
  * TLS port (the HTTP parser meets a TLS record).
  */
-export function schemeMismatchOf(config: Pick<ServiceConfig, "service" | "cluster" | "address">, failure: { code?: string; message?: string }): CertificateProblem | undefined {
-  const label = settingLabel(config.service, "address", config.cluster);
+export function schemeMismatchOf(config: Pick<ServiceConfig, "service" | "cluster" | "address"> & Partial<Pick<ServiceConfig, "names">>, failure: { code?: string; message?: string }): CertificateProblem | undefined {
+  const label = settingLabel(config.service, "address", config.cluster, config.names);
   const text = `${failure.code ?? ""} ${failure.message ?? ""}`;
   if (config.address.startsWith("https:") && /EPROTO|wrong version number|packet length too long|record layer failure/i.test(text)) {
     return {

@@ -77,7 +77,7 @@ export class WorkspacesClient extends ServiceClient<WorkspacesRequestOptions, Js
     const organization = override ?? this.config.organization;
     if (!organization) {
       throw new ConfigError(
-        `no organization: set \`organization\` on the resource, or ${settingLabel("workspaces", "organization")}`,
+        `no organization: set \`organization\` on the resource, or ${settingLabel("workspaces", "organization", undefined, this.config.names)}`,
       );
     }
     return organization;

@@ -147,7 +147,7 @@ export function checkPluginConfig(values: Props, env: NodeJS.ProcessEnv = proces
   for (const key of refused) delete texts[key];
   const lookup = pluginLookup(texts);
   for (const service of SERVICES) {
-    for (const problem of serviceConfigProblems(service, lookup, env)) if (!problem.missing) failures.push({ property: "", reason: problem.message });
+    for (const problem of serviceConfigProblems(service, lookup, env, undefined, "plugin")) if (!problem.missing) failures.push({ property: "", reason: problem.message });
   }
   return failures;
 }
@@ -170,7 +170,7 @@ export function movedAddresses(olds: Props, news: Props, env: NodeJS.ProcessEnv 
   // Settings that cannot be read are CheckConfig's to name: no move is said of them.
   const read = (service: ServiceModule, lookup: ConfigLookup) => {
     try {
-      return resolveServiceConfig(service, lookup, env);
+      return resolveServiceConfig(service, lookup, env, undefined, "plugin");
     } catch {
       return undefined;
     }

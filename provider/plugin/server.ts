@@ -13,7 +13,7 @@
  */
 // The output module, not the SDK's index (see provider/resource.ts).
 import { Output } from "@pulumi/pulumi/output";
-import { nameSettingsAs, PLUGIN_PACKAGE } from "../config";
+import { PLUGIN_PACKAGE } from "../config";
 import { createContext, OperationContext } from "../context";
 import type { Machine } from "../machine";
 import { machineOf } from "../machines";
@@ -109,10 +109,15 @@ export class PluginServer {
   }
 
   private contextOf(texts: Record<string, string>): OperationContext {
-    const context = createContext(pluginLookup(texts), process.env, {
-      warn: (message) => this.log.write("warning", message),
-      info: (message) => this.log.write("info", message),
-    });
+    const context = createContext(
+      pluginLookup(texts),
+      process.env,
+      {
+        warn: (message) => this.log.write("warning", message),
+        info: (message) => this.log.write("info", message),
+      },
+      "plugin",
+    );
     // DiffConfig answers a changed address with a replacement of the provider and its resources.
     return { ...context, addressChangeReplaces: true };
   }
@@ -508,7 +513,6 @@ export async function servePlugin(catalog: PluginCatalog, args: readonly string[
     io.out.write(`${catalog.version}\n`);
     return undefined;
   }
-  nameSettingsAs("plugin");
   const sdk = sdkModules();
   // The SDK's own limit for messages between the engine and its plugins.
   const server = new sdk.grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });

@@ -5,7 +5,6 @@
  * destroy that must leave nothing of the case behind. The fault matrix and the check fuzz share it.
  */
 import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
-import { nameSettingsAs } from "../../provider/config";
 import { ApiError } from "../../provider/errors";
 import { canonical } from "../../provider/machine";
 import { machineOf } from "../../provider/machines";
@@ -155,14 +154,9 @@ const ADVICES: string[] = (["stack", "plugin"] as const).flatMap((names) => {
   const statuses = [...Object.keys(ADVICE_BY_STATUS).map(Number), 500, 599];
   // The lanes' named cluster "dr" has its own settings, which its advice names.
   const clusters = [undefined, "dr"];
-  nameSettingsAs(names);
-  try {
-    return ["keep", "workspaces", "mesh"].flatMap((service) =>
-      clusters.flatMap((cluster) => statuses.map((status) => adviceFor(new ApiError(service, "GET", "/", status, [], { cluster })))),
-    );
-  } finally {
-    nameSettingsAs("stack");
-  }
+  return ["keep", "workspaces", "mesh"].flatMap((service) =>
+    clusters.flatMap((cluster) => statuses.map((status) => adviceFor(new ApiError(service, "GET", "/", status, [], { cluster, names })))),
+  );
 });
 
 /** What is wrong with an error message of a case: each must name the resource, the request and what to do, and hold no credential. */

@@ -43,6 +43,26 @@ describe("adviceFor", () => {
     );
   });
 
+  test("names the settings as the door whose context sent the request reads them, both doors in one process", async () => {
+    const plugin = new ApiError("keep", "GET", "/v1/sys/policies/acl/x", 403, [], { names: "plugin" });
+    expect(adviceFor(plugin)).toBe("the token was refused or lacks permission: check keepstack:keepToken (or KEEP_TOKEN) and what it may do");
+    expect(adviceFor(errorOf(403))).toBe("the token was refused or lacks permission: check keep:token (or KEEP_TOKEN) and what it may do");
+    // The same bad settings read through each door's context: each names them its own way.
+    const lookup = (key: string) => ({ "keep:address": "not a url", "keep:maxRetries": "many" })[key];
+    const problem = (names: "stack" | "plugin") => {
+      try {
+        createContext(lookup, {}, undefined, names).config("keep");
+        return "no problem";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(problem("stack")).toMatch(/^keep:address \(or KEEP_ADDR\) must be an http:\/\/ or https:\/\/ URL.*; keep:maxRetries \(or KEEP_MAX_RETRIES\) must be a number/);
+    expect(problem("plugin")).toMatch(/^keepstack:keepAddress \(or KEEP_ADDR\) must be an http:\/\/ or https:\/\/ URL.*; keepstack:keepMaxRetries \(or KEEP_MAX_RETRIES\) must be a number/);
+    // Reading the plugin's way left nothing behind: no mode of the process.
+    expect(problem("stack")).toMatch(/^keep:address/);
+  });
+
   test("a refused token is told the permission the call needs", () => {
     expect(adviceFor(errorOf(403, "mesh"), { permission: 'service:write on "web"' })).toBe(
       'the token was refused or lacks permission: grant service:write on "web" to the token set in mesh:token (or MESH_HTTP_TOKEN)',
