@@ -1,6 +1,5 @@
 /** Error types shared by the clients and the resource machine. Messages never carry credentials. */
 import type { z } from "zod";
-import type { SettingNames } from "./config";
 import { Owner, ownerLabel } from "./owner";
 
 /** One error detail as a service reported it (JSON:API error objects carry title, detail and a pointer). */
@@ -29,8 +28,8 @@ export interface ApiErrorFacts {
   notSent?: boolean;
   /** The named cluster the request went to (`keep-<cluster>:` settings); undefined for the default one. */
   cluster?: string;
-  /** How the door that sent the request names its settings (advice names them so); the stack's by default. */
-  names?: SettingNames;
+  /** How the door that sent the request names its settings (config.ts's `SettingNames`): advice names them so; the stack's by default. */
+  names?: "stack" | "plugin";
   /** The namespace (secrets service) or organization (workspace service) the request was scoped to. */
   scope?: RequestScope;
   /** The address the request was sent to (the service's base URL), named when no answer came. */
@@ -77,7 +76,7 @@ export class ApiError extends Error {
   /** See `ApiErrorFacts.cluster`. */
   readonly cluster?: string;
   /** See `ApiErrorFacts.names`. */
-  readonly names?: SettingNames;
+  readonly names?: "stack" | "plugin";
   /** See `ApiErrorFacts.scope`. */
   readonly scope?: RequestScope;
   /** See `ApiErrorFacts.address`. */
