@@ -3,7 +3,7 @@
  * attempt table, with real key shares: the master key rebuilt from shares with Shamir's scheme, new
  * shares PGP-encrypted and decrypted here with the private keys, the backup, verification.
  */
-import * as openpgp from "openpgp";
+import { decryptShare, PgpPair, pgpPair } from "../support/pgp";
 import { call, expectErrors, keep, useKeepEmulator } from "./keep/fixture";
 
 useKeepEmulator();
@@ -25,27 +25,6 @@ async function submit(path: "update" | "verify", nonce: string, keys: string[]) 
   const answers = [];
   for (const key of keys) answers.push(await call("PUT", `/v1/sys/rekey/${path}`, { body: { key, nonce } }));
   return answers;
-}
-
-interface PgpPair {
-  publicKey: string;
-  privateKey: openpgp.PrivateKey;
-  fingerprint: string;
-}
-
-async function pgpPair(name: string): Promise<PgpPair> {
-  const generated = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name }], format: "object" });
-  return {
-    publicKey: Buffer.from(generated.publicKey.write()).toString("base64"),
-    privateKey: generated.privateKey,
-    fingerprint: generated.publicKey.getFingerprint(),
-  };
-}
-
-async function decrypt(base64: string, pair: PgpPair): Promise<string> {
-  const message = await openpgp.readMessage({ binaryMessage: new Uint8Array(Buffer.from(base64, "base64")) });
-  const { data } = await openpgp.decrypt({ message, decryptionKeys: pair.privateKey, format: "binary" });
-  return Buffer.from(data as Uint8Array).toString("hex");
 }
 
 describe("the seal", () => {
@@ -272,10 +251,10 @@ describe("PGP-encrypted shares and the backup", () => {
     const done = (await submit("update", started.body.nonce, old.slice(0, 3)))[2];
     expect(done.body).toEqual(expect.objectContaining({ complete: true, pgp_fingerprints: pairs.map((p) => p.fingerprint), backup: true }));
 
-    const plain = await Promise.all((done.body.keys_base64 as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const plain = await Promise.all((done.body.keys_base64 as string[]).map((b64, i) => decryptShare(b64, pairs[i])));
     for (const share of plain) expect(share).toMatch(/^[0-9a-f]{66}$/);
     // Encrypted to its own key only: another holder's private key does not open it.
-    await expect(decrypt(done.body.keys_base64[0], pairs[1])).rejects.toThrow();
+    await expect(decryptShare(done.body.keys_base64[0], pairs[1])).rejects.toThrow();
     expect((await keep().seal.combine([plain[0], plain[2]])).equals(keep().seal.masterKey())).toBe(true);
     expect(current().keys).toEqual(plain);
 

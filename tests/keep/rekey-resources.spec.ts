@@ -7,30 +7,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as openpgp from "openpgp";
+import { decryptShare, PgpPair, pgpPair } from "../support/pgp";
 import * as pulumi from "@pulumi/pulumi";
 import { keep } from "pulumi-keepstack";
 import { EngineError, summarize } from "../../harness";
 import { createContext } from "../../provider/context";
 import { KeepStack, keepConfig, startKeepStack } from "../support/keep-stack";
 import { definedOutputs } from "../support/outputs";
-
-interface PgpPair {
-  publicKey: string;
-  privateKey: openpgp.PrivateKey;
-  fingerprint: string;
-}
-
-async function pgpPair(name: string): Promise<PgpPair> {
-  const generated = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name }], format: "object" });
-  return { publicKey: Buffer.from(generated.publicKey.write()).toString("base64"), privateKey: generated.privateKey, fingerprint: generated.publicKey.getFingerprint() };
-}
-
-async function decrypt(base64: string, pair: PgpPair): Promise<string> {
-  const message = await openpgp.readMessage({ binaryMessage: new Uint8Array(Buffer.from(base64, "base64")) });
-  const { data } = await openpgp.decrypt({ message, decryptionKeys: pair.privateKey, format: "binary" });
-  return Buffer.from(data as Uint8Array).toString("hex");
-}
 
 describe("keep.Rekey", () => {
   let stack: KeepStack;
@@ -145,8 +128,8 @@ describe("keep.Rekey", () => {
     });
     expect(result.outputs).toMatchObject({ keys: [], fingerprints: pairs.map((p) => p.fingerprint), backupStored: true });
     const encrypted = result.outputs.encrypted as string[];
-    const plain = await Promise.all(encrypted.map((b64, i) => decrypt(b64, pairs[i])));
-    await expect(decrypt(encrypted[0], pairs[2])).rejects.toThrow();
+    const plain = await Promise.all(encrypted.map((b64, i) => decryptShare(b64, pairs[i])));
+    await expect(decryptShare(encrypted[0], pairs[2])).rejects.toThrow();
     expect(await rebuildsMasterKey([plain[2], plain[0]])).toBe(true);
     expect(seal().shares().keys).toEqual(plain);
 
@@ -204,7 +187,7 @@ describe("keep.Rekey", () => {
     expect(seal().attempt()).toEqual(expect.objectContaining({ verificationNonce: nonce, verificationProgress: 0 }));
     expect(seal().masterKey().equals(before)).toBe(true);
 
-    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decryptShare(b64, pairs[i])));
     stack.keep.log.clear();
     const second = await stack.engine.up(() => {
       const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), requireVerification: true, unsealKeys: pulumi.secret(old) });
@@ -226,7 +209,7 @@ describe("keep.Rekey", () => {
       const r = new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), unsealKeys: pulumi.secret(old), requireVerification: true });
       return { encrypted: r.encryptedKeysBase64, verificationNonce: r.verificationNonce };
     });
-    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decryptShare(b64, pairs[i])));
     const program = () => {
       new keep.Rekey("rekey", { secretShares: 3, secretThreshold: 2, pgpKeys: pairs.map((p) => p.publicKey), unsealKeys: pulumi.secret(old), requireVerification: true });
       const v = new keep.RekeyVerify("verify", { nonce: first.outputs.verificationNonce as string, keys: pulumi.secret(plain.slice(0, 2)) });
@@ -248,7 +231,7 @@ describe("keep.Rekey", () => {
       return { encrypted: r.encryptedKeysBase64, verificationNonce: r.verificationNonce };
     });
     const nonce = first.outputs.verificationNonce as string;
-    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decrypt(b64, pairs[i])));
+    const plain = await Promise.all((first.outputs.encrypted as string[]).map((b64, i) => decryptShare(b64, pairs[i])));
     const verify = (n: string, keys: string[]) => () => {
       new keep.RekeyVerify("verify", { nonce: n, keys: pulumi.secret(keys) });
     };
@@ -296,7 +279,7 @@ describe("keep.Rekey", () => {
     expect(rekeyLines()).toEqual(["GET /v1/sys/rekey/init", "PUT /v1/sys/rekey/init", "PUT /v1/sys/rekey/update", "GET /v1/sys/rekey/init"]);
     expect(seal().masterKey().equals(before)).toBe(false);
     const backup = await keep.getRekeyBackup({}, functionContext());
-    const plain = await Promise.all(pairs.map((p) => decrypt(Buffer.from(backup!.keys[p.fingerprint][0], "hex").toString("base64"), p)));
+    const plain = await Promise.all(pairs.map((p) => decryptShare(Buffer.from(backup!.keys[p.fingerprint][0], "hex").toString("base64"), p)));
     expect(await rebuildsMasterKey(plain.slice(0, 2))).toBe(true);
   });
 

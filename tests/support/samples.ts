@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { generateKeyPairSync } from "node:crypto";
-import * as openpgp from "openpgp";
+import { decryptShare, PgpPair, pgpPair } from "./pgp";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
 import { registeredResources } from "../../resources/registry";
 import type { DeclaredProgram, DeclaredResource } from "./declared-program";
@@ -184,26 +184,11 @@ function repoHostAppKeys(): string[] {
   return rsaKeys;
 }
 
-interface PgpPair {
-  publicKey: string;
-  privateKey: openpgp.PrivateKey;
-}
 let pgpPairs: Promise<PgpPair[]> | undefined;
 /** Three PGP key pairs for rekeys with encrypted shares, made once. */
 function pgpKeys(): Promise<PgpPair[]> {
-  pgpPairs ??= Promise.all(
-    ["ann", "bob", "cy"].map(async (name) => {
-      const made = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name }], format: "object" });
-      return { publicKey: Buffer.from(made.publicKey.write()).toString("base64"), privateKey: made.privateKey };
-    }),
-  );
+  pgpPairs ??= Promise.all(["ann", "bob", "cy"].map(pgpPair));
   return pgpPairs;
-}
-
-async function decryptShare(base64: string, pair: PgpPair): Promise<string> {
-  const message = await openpgp.readMessage({ binaryMessage: new Uint8Array(Buffer.from(base64, "base64")) });
-  const { data } = await openpgp.decrypt({ message, decryptionKeys: pair.privateKey, format: "binary" });
-  return Buffer.from(data as Uint8Array).toString("hex");
 }
 
 const mountOnce = (env: SampleEnv, mountPath: string, type: string) => {
