@@ -71,25 +71,25 @@ function leftBehind(ran: Ran): string[] {
   return ids;
 }
 
-/** The project of the first test, and what its clean CLI session left on the services after each command. */
-let project: Project;
+/** What the first test leaves the second: a copy of its project, and its clean CLI session with what it left on the services after each command. */
 let faultProject: Project;
-const cleanCensus: string[][] = [];
 let clean: CommandRecord[] = [];
+const cleanCensus: string[][] = [];
 
 test(
   "every type through each door: create, change, replacement, refresh and destroy take the same steps, leave the same state and send the same requests",
   async () => {
-    project = await everyTypeProject("every-type");
+    const project = await everyTypeProject("every-type");
     // A copy for the next test, made before this one's stack exists.
     faultProject = await Project.create({ name: "every-type-faults", runtime: "nodejs", copyOf: project.dir });
     const run = async (world: World): Promise<ProgramRun> => ({ project, emu: world.emu, main: "index.js", ...settingsOf(world.emu) });
 
     const cliWorld = await startWorld();
     worlds.push(cliWorld);
-    const cli = (clean = await cliSession(await run(cliWorld), sessionOf(cliWorld), OPTIONS, async () => {
+    const cli = await cliSession(await run(cliWorld), sessionOf(cliWorld), OPTIONS, async () => {
       cleanCensus.push(await censusOf(cliWorld));
-    }));
+    });
+    clean = cli;
     // The CLI's own run did what the program asks: each type made, changed, replaced where it can, and gone.
     for (const c of CASES) {
       const urn = Object.keys(cli[1].steps).find((u) => u.endsWith(`::${c.name}`))!;
@@ -157,26 +157,23 @@ function armFaults(emu: Emulator, first?: Fault): void {
 /** Each resource type through either door, by its token. */
 const ENTRY_OF_TOKEN = new Map(entries().flatMap((entry) => (["dynamic", "plugin"] as const).map((door) => [tokenThrough(entry, door), entry] as const)));
 
-/** The errors a run reported on its resources. */
-function errorsOf(ran: Ran): string[] {
-  const said: string[] = [];
-  for (const event of eventsOf(ran) as { diagnosticEvent?: { severity: string; message: string; urn?: string } }[]) {
-    const d = event.diagnosticEvent;
-    if (d?.severity === "error" && d.urn) said.push(`${d.urn.split("::")[3]}: ${d.message.trim()}`);
-  }
-  return said;
+/** The errors a run reported on its resources: the resource's URN and what was said. */
+function resourceErrors(ran: Ran): { urn: string; message: string }[] {
+  return (eventsOf(ran) as { diagnosticEvent?: { severity: string; message: string; urn?: string } }[])
+    .map((event) => event.diagnosticEvent)
+    .filter((d): d is { severity: string; message: string; urn: string } => d?.severity === "error" && Boolean(d.urn))
+    .map((d) => ({ urn: d.urn, message: d.message.trim() }));
 }
+
+/** The errors of a run, one line each, for the test's record. */
+const errorsOf = (ran: Ran): string[] => resourceErrors(ran).map((e) => `  ${e.urn.split("::")[3]}: ${e.message}`);
 
 /** What is wrong with the errors a failed run reported: each names its resource, the request and what to do, and holds no credential. */
 function errorProblems(ran: Ran, secrets: string[]): string[] {
-  const problems: string[] = [];
-  for (const event of eventsOf(ran) as { diagnosticEvent?: { severity: string; message: string; urn?: string } }[]) {
-    const d = event.diagnosticEvent;
-    if (d?.severity !== "error" || !d.urn) continue;
-    const entry = ENTRY_OF_TOKEN.get(d.urn.split("::")[2]);
-    if (entry) problems.push(...messageProblems(d.message.trim(), entry, secrets));
-  }
-  return problems;
+  return resourceErrors(ran).flatMap(({ urn, message }) => {
+    const entry = ENTRY_OF_TOKEN.get(urn.split("::")[2]);
+    return entry ? messageProblems(message, entry, secrets) : [];
+  });
 }
 
 test(
@@ -200,12 +197,12 @@ test(
       armFaults(world.emu, first);
       const faulted = await faultProject.pulumi(args, { expect: "either", env });
       armFaults(world.emu);
-      runs.push(`${label}: exit ${faulted.code}`, ...errorsOf(faulted).map((e) => `  ${e}`));
+      runs.push(`${label}: exit ${faulted.code}`, ...errorsOf(faulted));
       leftBehind(faulted).forEach((id) => left.add(id));
       expect([runs, errorProblems(faulted, secrets)]).toEqual([runs, []]);
       if (faulted.code !== 0) {
         const again = await faultProject.pulumi(args, { expect: "either", env });
-        runs.push(`${label}, again: exit ${again.code}`, ...errorsOf(again).map((e) => `  ${e}`));
+        runs.push(`${label}, again: exit ${again.code}`, ...errorsOf(again));
         leftBehind(again).forEach((id) => left.add(id));
         expect([runs, again.code]).toEqual([runs, 0]);
       }

@@ -6,7 +6,9 @@ import { z } from "zod";
 import { kv, kvSecret } from "../../../provider/contracts/keep";
 import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
+import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
+import { canonical } from "../../../provider/machine";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -47,11 +49,15 @@ function metadataPath(id: string, state: Record<string, unknown> = {}) {
   return { scope, mount, path };
 }
 
-/** Whether a secret's data as read holds exactly the declared keys and values. */
-function sameData(found: unknown, declared: Record<string, string>): boolean {
-  if (!found || typeof found !== "object") return false;
-  const entries = Object.entries(found as Record<string, unknown>);
-  return entries.length === Object.keys(declared).length && entries.every(([key, value]) => declared[key] === value);
+/** Writes a new version of the secret named by `values`, if `cas` is its current version (0: if it does not exist). */
+async function writeVersion(ctx: OperationContext, id: string, values: { mount: string; path: string; data: Record<string, string> }, cas: number): Promise<{ version: number }> {
+  const { id: _local, ...scope } = splitKeepId(id);
+  const written = await keepClientOf(ctx, scope).send(kvSecret.write, {
+    params: { mount: values.mount, path: values.path },
+    body: { data: values.data, options: { cas } },
+    options: scopeOptions(scope),
+  });
+  return { version: Number(written.body?.version ?? 0) };
 }
 
 /** The service's answer to a write whose `cas` names another version than the current one. */
@@ -64,34 +70,22 @@ export const kvSecretSpec: typeof base = {
   isConflict: isCasMismatch,
   async create(ctx, values) {
     const id = base.naturalId(values);
-    const { id: _local, ...scope } = splitKeepId(id);
-    const written = await keepClientOf(ctx, scope).send(kvSecret.write, {
-      params: { mount: values.mount, path: values.path },
-      body: { data: values.data, options: { cas: 0 } },
-      options: scopeOptions(scope),
-    });
-    return { id, computed: { version: Number(written.body?.version ?? 0) } };
+    return { id, computed: await writeVersion(ctx, id, values, 0) };
   },
   // Each update writes with `cas` set to the version the state knows, so an attempt the client sends
   // again (its answer lost, or given after the client gave up) writes no further version: the
   // service refuses it, and the read that follows finds the data written. Someone else's version
   // since (drift not yet refreshed) is written over once, as any update of a declared value is.
   async update(ctx, id, values, olds) {
-    const { id: _local, ...scope } = splitKeepId(id);
-    const client = keepClientOf(ctx, scope);
-    const params = { mount: values.mount, path: values.path };
-    const write = async (cas: number) => {
-      const written = await client.send(kvSecret.write, { params, body: { data: values.data, options: { cas } }, options: scopeOptions(scope) });
-      return { version: Number(written.body?.version ?? 0) };
-    };
     try {
-      return await write(Number(olds.version ?? 0));
+      return await writeVersion(ctx, id, values, Number(olds.version ?? 0));
     } catch (e) {
       if (!(e instanceof ApiError) || !isCasMismatch(e)) throw e;
-      const current = (await client.send(kvSecret.read, { params, options: scopeOptions(scope) }))?.body;
+      const { id: _local, ...scope } = splitKeepId(id);
+      const current = (await keepClientOf(ctx, scope).send(kvSecret.read, { params: { mount: values.mount, path: values.path }, options: scopeOptions(scope) }))?.body;
       const version = Number((current?.metadata as { version?: unknown } | undefined)?.version ?? 0);
-      if (current && sameData(current.data, values.data)) return { version };
-      return write(version);
+      if (current && canonical(current.data) === canonical(values.data)) return { version };
+      return writeVersion(ctx, id, values, version);
     }
   },
   async delete(ctx, id, state) {
