@@ -21,7 +21,8 @@ module.exports = {
   maxWorkers: 3,
   testSequencer: "<rootDir>/tests/support/sequencer.js",
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  moduleNameMapper: { "^pulumi-keepstack$": "<rootDir>/index.ts" },
+  // The sources, as the tests import them: the emulator is the same module whether named by path or package.
+  moduleNameMapper: { "^pulumi-keepstack$": "<rootDir>/index.ts", "^keepstack-emulator$": "<rootDir>/emulator/index.ts" },
   testTimeout: 120000,
   reporters: ["default", "<rootDir>/tests/support/summary-reporter.js"],
 };

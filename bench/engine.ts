@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { KeepEmulator } from "../emulator/keep";
+import type { KeepEmulator } from "keepstack-emulator";
 import { processCpuMs } from "../harness/provider-host";
 import { timed } from "./scale";
 

@@ -11,10 +11,7 @@ import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { mapLimited, listableSpecs } from "../cli/import-all";
-import { startKeepEmulator } from "../emulator/keep";
-import { registerCloudCredentialsEngine } from "../emulator/keep/cloud-credentials";
-import { startMeshEmulator } from "../emulator/mesh";
-import { startWorkspacesEmulator } from "../emulator/workspaces";
+import { startKeepEmulator, startMeshEmulator, startWorkspacesEmulator } from "keepstack-emulator";
 import { createContext } from "../provider/context";
 
 /** Inputs of the i-th sample object, per class path. */
@@ -55,7 +52,7 @@ export interface ImportBench {
 
 export async function runImportBench(options: { perType: number; concurrency?: number }): Promise<ImportBench> {
   const concurrency = options.concurrency ?? 8;
-  const keep = await startKeepEmulator({ register: registerCloudCredentialsEngine });
+  const keep = await startKeepEmulator();
   const workspaces = await startWorkspacesEmulator({ rateLimitPerSecond: 0 });
   const mesh = await startMeshEmulator();
   const services = [keep, workspaces, mesh];

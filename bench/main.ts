@@ -36,7 +36,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { Command } from "commander";
-import { startKeepEmulator, KeepEmulator } from "../emulator/keep";
+import { startKeepEmulator, KeepEmulator } from "keepstack-emulator";
 import { Engine } from "../harness/engine";
 import { ProviderHost } from "../harness/provider-host";
 import { resolveServiceConfig } from "../provider/config";

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { startKeepEmulator } from "../emulator/keep";
+import { startKeepEmulator } from "keepstack-emulator";
 
 export interface ScaleRun {
   resources: number;

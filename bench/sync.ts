@@ -11,7 +11,7 @@
  */
 import * as path from "node:path";
 import { Command } from "commander";
-import { startKeepEmulator, KeepEmulator } from "../emulator/keep";
+import { startKeepEmulator, KeepEmulator } from "keepstack-emulator";
 import { Engine } from "../harness/engine";
 import { keep } from "../index";
 

@@ -7,7 +7,7 @@
  *   through the real provider host (StoreSchema needs a reachable database, so it is left out; like
  *   EncodedValue, an operation sends one request per run).
  */
-import { startKeepEmulator, KeepEmulator } from "../emulator/keep";
+import { startKeepEmulator, KeepEmulator } from "keepstack-emulator";
 import { Engine } from "../harness/engine";
 import { createContext } from "../provider/context";
 import { keep } from "../index";

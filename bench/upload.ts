@@ -10,7 +10,7 @@ import { randomFillSync } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startWorkspacesEmulator, WorkspacesEmulator } from "../emulator/workspaces";
+import { startWorkspacesEmulator, WorkspacesEmulator } from "keepstack-emulator";
 import { resolveServiceConfig } from "../provider/config";
 import { configurationVersions, workspaces } from "../provider/contracts/workspaces";
 import { WorkspacesClient } from "../provider/workspaces-client";

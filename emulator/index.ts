@@ -3,11 +3,12 @@
  * state tables, status codes and error bodies, used by the tests, the benchmark and the quickstart.
  * It is not a substitute for the real services.
  *
- * The emulator users start (`startEmulator`, `pulumi-keepstack emulator`) is the one the tests run:
+ * The package `keepstack-emulator`: a program's tests install it as a development dependency and
+ * start it with `npx keepstack-emulator` or `startEmulator`; it imports nothing from pulumi-keepstack.
+ * The emulator users start is the one the tests run:
  * every secrets engine the package covers mounted at its conventional path (unless `bare`), and as
  * many secrets-service clusters on one replication network as `clusters` names.
  */
-import "./requirements"; // first: names every missing emulator package at once
 import { KeepCluster, ReplicationNetwork, startKeepClusters } from "./keep/replication";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "./workspaces";
 import { startMeshEmulator, MeshEmulator } from "./mesh";

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * `npm run emulator` and `npx pulumi-keepstack emulator`: starts the local emulator (a test double of
- * the three services) and prints each service's address and root token. Ports: --keep-port,
- * --workspaces-port, --mesh-port. --clusters main,dr starts secrets-service clusters on one
- * replication network (the first is `keep:`, the others `keep-<name>:`). With --exports (the default
- * of `pulumi-keepstack emulator`) standard output holds only `export NAME=value` lines for `eval`,
- * everything else goes to standard error; --detach returns once the services answer, leaving them
- * running until KEEPSTACK_EMULATOR_PID gets SIGTERM (its log file goes with it). --seed sends the
- * requests of a JSON file once the services are up.
+ * `npx keepstack-emulator` (`npm run emulator` in this repository): starts the local emulator (a
+ * test double of the three services) and prints each service's address and root token. Ports:
+ * --keep-port, --workspaces-port, --mesh-port. --clusters main,dr starts secrets-service clusters on
+ * one replication network (the first is `keep:`, the others `keep-<name>:`). With --exports (the
+ * default of `pulumi-keepstack emulator`, which hands its arguments here) standard output holds only
+ * `export NAME=value` lines for `eval`, everything else goes to standard error; --detach returns once
+ * the services answer, leaving them running until KEEPSTACK_EMULATOR_PID gets SIGTERM (its log file
+ * goes with it). --seed sends the requests of a JSON file once the services are up.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startEmulator } from "../emulator";
+import { startEmulator } from "keepstack-emulator";
 import { shortTypeOf } from "../provider/spec";
 import { Engine, RunResult, summarize } from "./engine";
 

@@ -26,8 +26,7 @@ const root = path.join(__dirname, "..");
 class Unprintable extends Error {}
 
 /** The configuration `npm run build` compiles: tsconfig.build.json's files and options. */
-export function buildConfig(): ts.ParsedCommandLine {
-  const configPath = path.join(root, "tsconfig.build.json");
+export function buildConfig(configPath = path.join(root, "tsconfig.build.json")): ts.ParsedCommandLine {
   return ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } })!;
 }
 
