@@ -1,6 +1,7 @@
 /**
- * Runs policies over resources without the Pulumi CLI and collects what they report: for a
- * program's own tests (through the engine harness) and this package's. The policies get the
+ * Runs policies over resources without a policy pack run and collects what they report: for a
+ * program's own tests (on a stack's state, or a run of this repository's engine harness) and this
+ * package's. The policies get the
  * arguments `@pulumi/policy` gives them (type, props, URN, name, their configuration).
  */
 import type { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
@@ -27,6 +28,25 @@ export interface PolicyViolation {
  */
 export function policyTargetsOf(run: { steps: readonly { op: string; urn: string; type: string; name: string; inputs?: Record<string, unknown> }[] }): PolicyTarget[] {
   return run.steps.filter((s) => s.inputs !== undefined && s.op !== "delete").map((s) => ({ urn: s.urn, type: s.type, name: s.name, props: s.inputs! }));
+}
+
+/** A resource of an exported stack (`stack.exportStack()` of the Automation API, `pulumi stack export`). */
+interface ExportedResource {
+  urn: string;
+  type: string;
+  custom?: boolean;
+  inputs?: Record<string, unknown>;
+}
+
+/**
+ * The resources a stack holds, as the policies see them: every custom resource of an exported
+ * deployment (`await stack.exportStack()`), providers aside, with its inputs. Secret inputs stay as
+ * the state keeps them, encrypted: a rule reading one meets the state's envelope, not the value.
+ */
+export function policyTargetsOfState(exported: { deployment?: { resources?: readonly ExportedResource[] } }): PolicyTarget[] {
+  return (exported.deployment?.resources ?? [])
+    .filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"))
+    .map((r) => ({ urn: r.urn, type: r.type, name: r.urn.slice(r.urn.lastIndexOf("::") + 2), props: r.inputs ?? {} }));
 }
 
 /** Each policy's configuration, as a pack's config file gives it: `{ "<policy>": { ... } }`. */

@@ -273,5 +273,5 @@ export function keepstackPolicies(options: KeepstackPolicyOptions = {}): Keepsta
 export { parseAclDocument, capabilitiesOn, AclDocumentError, CAPABILITIES } from "../resources/keep/policies/acl-document";
 export type { AclDocument, AclPathRule, Capability } from "../resources/keep/policies/acl-document";
 
-export { evaluatePolicies, policyTargetsOf } from "./evaluate";
+export { evaluatePolicies, policyTargetsOf, policyTargetsOfState } from "./evaluate";
 export type { PolicyViolation, PolicyTarget } from "./evaluate";

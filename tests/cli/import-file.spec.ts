@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { Engine, Program, summarize } from "../../harness";
 import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginResource, serviceEnv } from "../support/plugin-sdk";
 

@@ -4,7 +4,7 @@
  * destroy, under the real CLI, with the services' settings in its environment only.
  */
 import * as ts from "typescript";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
 import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
 

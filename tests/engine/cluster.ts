@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Emulator } from "../../emulator";
+import type { Emulator } from "keepstack-emulator";
 import { Engine } from "../../harness";
 import { createContext } from "../../provider/context";
 import { machineOf } from "../../provider/machines";

@@ -6,7 +6,7 @@
  * replaces another (previewed, then applied), a refresh after someone changed a policy by hand,
  * destroy. Its second cluster is reached through an explicit provider.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand, withoutDelays } from "../support/differential";
 import { ENGINE_TIMEOUT } from "../support/real-engine";
 import { expectPageProgramMade, pageBlock, pluginSettings, typescriptSdkProject } from "./plugin-door";

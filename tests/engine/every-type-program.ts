@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { envName } from "../../provider/config";
 import { entries, Entry } from "../campaigns/cases";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";

@@ -8,7 +8,7 @@
  * alike, and the two compared step by step (tests/support/differential.ts). The program and its
  * worlds are every-type-program.ts's.
  */
-import type { Emulator } from "../../emulator";
+import type { Emulator } from "keepstack-emulator";
 import type { FaultSpec, ServiceServer } from "../../emulator/common";
 import { isOperationSpec } from "../../provider/spec";
 import { entries, messageProblems, tokenThrough } from "../campaigns/cases";

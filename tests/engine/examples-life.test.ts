@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import * as openpgp from "openpgp";
-import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
+import { Emulator, EmulatorOptions, startEmulator } from "keepstack-emulator";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { cliSession, CommandRecord, compareSessions, harnessSession, recordComparison, SessionCommand, withoutDelays } from "../support/differential";
 import { ENGINE_TIMEOUT, Project, repoRoot, stackOutputsOf } from "../support/real-engine";

@@ -5,7 +5,7 @@
  * replaceOnChanges), renaming an adopted object, the `import` option with inputs that differ from
  * the object, `up` after a create that failed half-way, and a state that holds no token.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
 import { pluginSettings, typescriptSdkProject } from "./plugin-door";
 

@@ -6,7 +6,7 @@
  * explicit provider of a second cluster and under a parent. The code the CLI writes then previews
  * with no change but the credentials the import command names, which the user adds as references.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { Engine } from "../../harness";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
 import { pluginConfigOf, pluginResource, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";

@@ -11,7 +11,7 @@
  * create journal).
  */
 import { spawn } from "node:child_process";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
 import { cli, ENGINE_TIMEOUT, Project, stepsOf } from "../support/real-engine";
 import { pluginSettings, typescriptSdkProject } from "./plugin-door";

@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Emulator } from "../../emulator";
+import type { Emulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
 import { pluginConfigOf, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";
 import { countSteps, expectNoComplaints, INSTALL_CLOSES_PLUGIN, once, packedTarball, Project, ProjectOptions, repoRoot, run, stepsOf } from "../support/real-engine";

@@ -3,7 +3,7 @@
  * page's program through its life. The first build of a Go program compiles the Pulumi Go SDK
  * (minutes on two cores); later ones take it from Go's build cache.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { ENGINE_TIMEOUT } from "../support/real-engine";
 import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
 

@@ -5,7 +5,7 @@
  * Python projects share one virtualenv per run (PyPI's `pulumi` installed once), so every Python
  * flow of the suite is in this file, one after another.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { startEmbeddedPostgres } from "../keep/transform/pglite";
 import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, Project, pythonVirtualenv, stepsOf } from "../support/real-engine";
 import { importFileOf, makeCluster } from "./cluster";

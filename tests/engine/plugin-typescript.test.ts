@@ -4,7 +4,7 @@
  * program's life (up, update and replacement, refresh after drift, destroy) runs in
  * docs-program.test.ts, through the CLI and then the harness.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
 import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock, typescriptProject, typescriptSdkProject } from "./plugin-door";
 

@@ -2,7 +2,7 @@
  * docs/plugin.md in YAML, run by the real CLI: the page's whole project file, its `packages` entry
  * written by hand as the page says (YAML needs no SDK), through the program's life.
  */
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { ENGINE_TIMEOUT } from "../support/real-engine";
 import { Language, PAGE, pageBlock, pluginDoorFlow } from "./plugin-door";
 

@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
 import { ENGINE_TIMEOUT, packedTarball, Project, repoRoot, run } from "../support/real-engine";
 import { pluginSettings, typescriptSdkProject } from "./plugin-door";

@@ -5,8 +5,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { startKeepEmulator } from "pulumi-keepstack/emulator";
-import { Engine, programFile, summarize } from "pulumi-keepstack/harness";
+import { startKeepEmulator } from "keepstack-emulator";
+import { Engine, programFile, summarize } from "../../dist/harness";
 
 async function main(): Promise<void> {
   const dir = process.argv[2];

@@ -5,8 +5,8 @@
  */
 import * as path from "node:path";
 // The built package, as a program would use it: the child transpiles only this file.
-import { startKeepEmulator, KeepEmulator } from "pulumi-keepstack/emulator";
-import { Engine, EngineError, Program } from "pulumi-keepstack/harness";
+import { startKeepEmulator, KeepEmulator } from "keepstack-emulator";
+import { Engine, EngineError, Program } from "../../dist/harness";
 import { keep } from "pulumi-keepstack";
 
 const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';

@@ -1,10 +1,11 @@
 /**
- * The package as a user gets it: `npm pack`, installed into a fresh project with the quickstart
- * program, run there through the packaged harness against the packaged emulator (packed from the
- * dist/ that `npm test` just built, so no rebuild runs under other tests). The provider host
- * loads the package from that project's node_modules, as under the Pulumi CLI. In the same
- * project: every subpath compiles, with types, under each module resolution a user may have, and
- * the test job of examples/ci/workflow.yml runs as Actions would run it.
+ * The packages as a user gets them: `npm pack` of the product and of the emulator (from the dist/
+ * folders `npm test` just built, so no rebuild runs under other tests), installed into a fresh
+ * project one after the other, as a program's project installs the product and, for its tests, the
+ * emulator. With the product alone: npm says nothing of missing peers and installs none of the
+ * emulator's packages, and what moved out of the product names where it went. With the emulator
+ * beside it: every subpath compiles, with types, under each module resolution a user may have.
+ * The packed file lists hold each package's own files only.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,55 +13,36 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 const repoRoot = path.join(__dirname, "..", "..");
-// js-yaml comes with @pulumi/pulumi; only its load is needed, to read the workflow as Actions does.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const yaml = require("js-yaml") as { load(text: string): unknown };
 
-const RUNNER = `
-const { startEmulator } = require("pulumi-keepstack/emulator");
-const { Engine, summarize } = require("pulumi-keepstack/harness");
-require("ts-node").register({ transpileOnly: true });
-const program = require("./index.ts");
-(async () => {
-  const emu = await startEmulator();
-  const engine = new Engine({
-    project: "keepstack-quickstart",
-    config: { "keep:address": emu.keep.url, "keep:token": emu.keep.rootToken },
-    secretConfig: ["keep:token"],
-  });
-  const report = {};
-  report.preview = summarize((await engine.preview(program)).steps);
-  report.previewRequests = emu.keep.log.count;
-  const up = await engine.up(program);
-  report.up = summarize(up.steps);
-  report.outputs = up.outputs;
-  report.policies = emu.keep.listPolicies("acl").concat(emu.keep.listPolicies("rgp"), emu.keep.listPolicies("egp"));
-  report.providerSource = engine.state.values().next().value.outputs.__provider;
-  report.destroy = summarize((await engine.destroy()).steps);
-  await engine.close();
-  await emu.close();
-  console.log(JSON.stringify(report));
-})().catch((e) => { console.error(e); process.exit(1); });
-`;
+/** `npm pack` of the product, or of a workspace of this repository, into `dir`: the tarball's name. */
+function pack(dir: string, workspace?: string): string {
+  const args = ["pack", ...(workspace ? ["--workspace", workspace] : []), "--silent", "--ignore-scripts", "--pack-destination", dir];
+  return execFileSync("npm", args, { cwd: repoRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+/** `npm install` in `dir` with `args`: npm's standard error (its warnings). */
+function npmInstall(dir: string, args: string[]): string {
+  const run = spawnSync("npm", ["install", ...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn"], { cwd: dir, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`npm install ${args.join(" ")} failed: ${run.stderr}`);
+  return run.stderr;
+}
+
+/** The packages only the emulator loads: a project that installed the product alone has none of them. */
+const EMULATOR_ONLY = ["keepstack-emulator", "fastify", "pg", "openpgp", "@peculiar/x509", "shamir-secret-sharing", "js-hcl-parser"];
 
 /** A program using every subpath of the package, with types that must not be `any`. */
 const CONSUMER = `
 import { keep } from "pulumi-keepstack";
 import * as host from "pulumi-keepstack/host";
 import { main as servePlugin } from "pulumi-keepstack/provider-plugin";
-import { Engine, summarize } from "pulumi-keepstack/harness";
-import { startEmulator, Emulator } from "pulumi-keepstack/emulator";
-import { evaluatePolicies, keepstackPolicies, PolicyViolation } from "pulumi-keepstack/policy";
+import { startEmulator, Emulator } from "keepstack-emulator";
+import { evaluatePolicies, keepstackPolicies, PolicyViolation, policyTargetsOfState } from "pulumi-keepstack/policy";
 
 export async function check(): Promise<number> {
   const emu: Emulator = await startEmulator();
-  const engine: Engine = new Engine({ project: "consumer", config: { "keep:address": emu.keep.url } });
-  const counts: Partial<Record<string, number>> = summarize([]);
-  const violations: PolicyViolation[] = await evaluatePolicies(keepstackPolicies(), []);
+  const violations: PolicyViolation[] = await evaluatePolicies(keepstackPolicies(), policyTargetsOfState({ deployment: { resources: [] } }));
   const token: string = keep.AclPolicy.__pulumiType;
   // Each subpath's types are real ones: were any of them \`any\`, these expected errors would not occur.
-  // @ts-expect-error a project name is a string
-  new Engine({ project: 1 });
   // @ts-expect-error ports are numbers
   await startEmulator({ ports: { keep: "8200" } });
   // @ts-expect-error the options take no such rule setting
@@ -69,9 +51,8 @@ export async function check(): Promise<number> {
   new keep.AclPolicy("x", { policy: "" });
   // @ts-expect-error the plugin takes the engine's arguments as strings
   servePlugin([1]);
-  await engine.close();
   await emu.close();
-  return Object.keys(counts).length + violations.length + token.length + Object.keys(host).length;
+  return violations.length + token.length + Object.keys(host).length;
 }
 `;
 
@@ -145,12 +126,9 @@ export const name: pulumi.Output<string> = readers.name;
     const dir = project();
     fs.writeFileSync(
       path.join(dir, "emulator-test.ts"),
-      `import { startEmulator, Emulator } from "pulumi-keepstack/emulator";
-import { Engine } from "pulumi-keepstack/harness";
+      `import { startEmulator, Emulator } from "keepstack-emulator";
 export async function run(): Promise<number> {
   const emu: Emulator = await startEmulator();
-  const engine = new Engine({ project: "t", config: { "keep:address": emu.keep.url }, progress: true });
-  await engine.close();
   await emu.close();
   return emu.requestCount();
 }
@@ -184,103 +162,82 @@ export async function run(): Promise<number> {
     expect(pages.length).toBeGreaterThan(5);
     expect(broken).toEqual([]);
   });
-
-  test("the CI example's test job: the emulator started and read with eval, the program's tests, the emulator stopped", () => {
-    const dir = project();
-    const ci = path.join(repoRoot, "examples", "ci");
-    fs.copyFileSync(path.join(ci, "index.ts"), path.join(dir, "index.ts"));
-    fs.copyFileSync(path.join(ci, "tsconfig.json"), path.join(dir, "tsconfig.json"));
-    fs.mkdirSync(path.join(dir, "test"), { recursive: true });
-    fs.copyFileSync(path.join(ci, "test", "program.test.js"), path.join(dir, "test", "program.test.js"));
-    const workflow = yaml.load(fs.readFileSync(path.join(ci, "workflow.yml"), "utf8")) as { jobs: Record<string, { steps: { name?: string; run?: string }[] }> };
-    const steps = workflow.jobs.test.steps.filter((s) => s.run && s.name !== "Install");
-    expect(steps.map((s) => s.name)).toEqual(["Start the emulator", "Test the program", "Stop the emulator"]);
-
-    // As Actions does: each step in its own bash, with what earlier steps wrote to GITHUB_ENV.
-    const githubEnv = path.join(dir, "github-env");
-    fs.writeFileSync(githubEnv, "");
-    const stepEnv = () => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_ENV: githubEnv };
-      for (const line of fs.readFileSync(githubEnv, "utf8").split("\n").filter(Boolean)) env[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
-      return env;
-    };
-    const runStep = (script: string) => spawnSync("bash", ["-e", "-c", script], { cwd: dir, env: stepEnv(), encoding: "utf8" });
-
-    const start = runStep(steps[0].run!);
-    expect(start.stderr).not.toContain("Error");
-    expect(start.status).toBe(0);
-    const settings = stepEnv();
-    expect(settings.KEEP_ADDR).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(settings.KEEP_TOKEN).toMatch(/^keep\./);
-    expect(settings.WORKSPACES_ORGANIZATION).toBeTruthy();
-    const pid = Number(settings.KEEPSTACK_EMULATOR_PID);
-    expect(pid).toBeGreaterThan(0);
-    try {
-      const tests = runStep(steps[1].run!);
-      expect(tests.stdout).toMatch(/# pass 1\n# fail 0/);
-      expect(tests.status).toBe(0);
-    } finally {
-      const stop = runStep(steps[2].run!);
-      expect(stop.status).toBe(0);
-    }
-    // SIGTERM closes the servers and ends the process: it is gone once its exit is reaped.
-    const gone = spawnSync("bash", ["-c", `for i in $(seq 1 100); do kill -0 ${pid} 2>/dev/null || exit 0; sleep 0.1; done; exit 1`]);
-    expect(gone.status).toBe(0);
-  }, 120_000);
 }
 
 describe("npm pack", () => {
   let project: string;
   beforeAll(() => {
     project = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-pack-"));
+    fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "pack-check", private: true }));
   });
   afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
+  const versions = () => JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).devDependencies as Record<string, string>;
+  const command = path.join("node_modules", ".bin", "pulumi-keepstack");
 
-  test("installs into a fresh project and runs the quickstart there", () => {
-    const tarball = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", project], { cwd: repoRoot, encoding: "utf8" })
-      .trim()
-      .split("\n")
-      .pop()!;
-    for (const file of ["index.ts", "Pulumi.yaml", "tsconfig.json"]) {
-      fs.copyFileSync(path.join(repoRoot, "examples", "quickstart", file), path.join(project, file));
-    }
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
-    const versions = { ...pkg.dependencies, ...pkg.devDependencies };
-    fs.writeFileSync(
-      path.join(project, "package.json"),
-      JSON.stringify({
-        name: "pack-check",
-        private: true,
-        dependencies: {
-          "pulumi-keepstack": `file:./${tarball}`,
-          "@pulumi/pulumi": versions["@pulumi/pulumi"],
-          "ts-node": versions["ts-node"],
-          typescript: versions.typescript,
-          "@types/node": versions["@types/node"],
-          // A policy pack's own dependency: pulumi-keepstack/policy uses only its types.
-          "@pulumi/policy": versions["@pulumi/policy"],
-        },
-        // The emulator's packages, as a project whose tests start it installs them (its optional peers).
-        devDependencies: Object.fromEntries(Object.entries(pkg.peerDependencies as Record<string, string>).filter(([name]) => name !== "ts-node" && name !== "@pulumi/policy")),
-        // The scripts of the CI example, whose test job runs here.
-        scripts: JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "ci", "package.json"), "utf8")).scripts,
-      }),
-    );
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: project, stdio: "pipe" });
-    fs.writeFileSync(path.join(project, "run.js"), RUNNER);
-    const report = JSON.parse(execFileSync(process.execPath, ["run.js"], { cwd: project, encoding: "utf8" }).trim().split("\n").pop()!);
-    expect(report.preview).toEqual({ create: 3 });
-    expect(report.previewRequests).toBe(0);
-    expect(report.up).toEqual({ create: 3 });
-    expect(report.outputs).toEqual({ acl: "app-readers", rgp: "business-hours", egp: "production-guard" });
-    expect(report.policies).toEqual(expect.arrayContaining(["app-readers", "business-hours", "production-guard"]));
-    // The serialized provider only names the installed package: no path of this repository.
-    expect(report.providerSource).toContain('"pulumi-keepstack/host"');
-    expect(report.providerSource).not.toContain(repoRoot);
-    expect(report.destroy).toEqual({ delete: 3 });
+  test("the product installs into a new Pulumi project with no word of a missing peer and none of the emulator's packages", () => {
+    const v = versions();
+    // What `pulumi new typescript` installs, and the package.
+    const said = npmInstall(project, [`./${pack(project)}`, `@pulumi/pulumi@${v["@pulumi/pulumi"] ?? "^3"}`, `typescript@${v.typescript}`, `@types/node@${v["@types/node"]}`]);
+    expect(said.split("\n").filter((line) => /peer/i.test(line))).toEqual([]);
+    expect(EMULATOR_ONLY.filter((name) => fs.existsSync(path.join(project, "node_modules", name)))).toEqual([]);
   }, 300_000);
 
-  describe("the installed package", () => {
+  test("what moved out of the product says where it went: the emulator's command and module, the harness", () => {
+    const started = node([command, "emulator", "--detach"]);
+    expect([started.status, started.stdout]).toEqual([1, ""]);
+    expect(started.stderr.trim().split("\n")).toEqual([expect.stringContaining("npm install --save-dev keepstack-emulator")]);
+    const emulator = node(["-e", 'require("pulumi-keepstack/emulator")']);
+    expect(emulator.status).not.toBe(0);
+    expect(emulator.stderr).toContain('require("pulumi-keepstack/emulator") is not part of pulumi-keepstack any more: the emulator is the package keepstack-emulator');
+    const harness = node(["-e", 'require("pulumi-keepstack/harness")']);
+    expect(harness.status).not.toBe(0);
+    expect(harness.stderr).toMatch(/pulumi-keepstack\/harness is not part of pulumi-keepstack any more: test a program with the Pulumi CLI or its Automation API .* keepstack-emulator/);
+    // The import command needs none of it.
+    const help = node([command, "import", "--help"]);
+    expect([help.status, help.stderr]).toEqual([0, ""]);
+  });
+
+  test("with the emulator installed for the program's tests, its command starts it detached and the old names hand on to it", async () => {
+    npmInstall(project, ["--save-dev", `./${pack(project, "emulator")}`, `@pulumi/policy@${versions()["@pulumi/policy"]}`]);
+    const same = node(["-e", 'console.log(require("pulumi-keepstack/emulator").startEmulator === require("keepstack-emulator").startEmulator)']);
+    expect([same.stderr, same.stdout.trim()]).toEqual(["", "true"]);
+    expect(node([command, "emulator", "--help"]).stdout).toContain("Usage: pulumi-keepstack emulator [options]");
+
+    const started = node([path.join("node_modules", ".bin", "keepstack-emulator"), "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0"]);
+    expect(started.status).toBe(0);
+    const pid = Number(/^export KEEPSTACK_EMULATOR_PID=(\d+)$/m.exec(started.stdout)?.[1]);
+    const address = /^export KEEP_ADDR='([^']+)'$/m.exec(started.stdout)?.[1];
+    try {
+      const token = /^export KEEP_TOKEN='([^']+)'$/m.exec(started.stdout)?.[1];
+      expect((await fetch(`${address}/v1/sys/mounts`, { headers: { "x-keep-token": token! } })).status).toBe(200);
+    } finally {
+      process.kill(pid, "SIGTERM");
+    }
+  }, 300_000);
+
+  describe("the installed packages", () => {
     installedPackageTests(() => project);
   });
+});
+
+/** The files `npm pack` would put in a package of this repository (`workspace`, or the product). */
+function packedFiles(workspace?: string): string[] {
+  const args = ["pack", ...(workspace ? ["--workspace", workspace] : []), "--dry-run", "--json", "--ignore-scripts"];
+  const [{ files }] = JSON.parse(execFileSync("npm", args, { cwd: repoRoot, encoding: "utf8" })) as [{ files: { path: string }[] }];
+  return files.map((f) => f.path);
+}
+
+test("the product's packed files are the product's: its build, its pages, examples and plugin, nothing of the emulator, the harness or the bench", () => {
+  const files = packedFiles();
+  const places = [...new Set(files.map((f) => (f.startsWith("dist/") ? f.split("/").slice(0, 2).join("/") : f.split("/")[0])))].sort();
+  expect(places).toEqual(["LICENSE", "README.md", "dist/cli", "dist/index.d.ts", "dist/index.js", "dist/index.js.map", "dist/moved", "dist/policy", "dist/provider", "dist/resources", "docs", "examples", "package.json", "plugin", "schema.json"]);
+  // The examples as a user copies them: no installed packages, no stack file of a run.
+  expect(files.filter((f) => /node_modules|Pulumi\.[^/]+\.yaml$/.test(f) && !f.endsWith("/Pulumi.yaml"))).toEqual([]);
+});
+
+test("the emulator's packed files are its build and its README", () => {
+  const files = packedFiles("emulator");
+  expect([...new Set(files.map((f) => f.split("/")[0]))].sort()).toEqual(["README.md", "dist", "package.json"]);
+  expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
 });

@@ -6,7 +6,7 @@
  * either door, ending the same on the services.
  */
 import { keep, mesh, workspaces } from "pulumi-keepstack";
-import { Emulator, startEmulator } from "../../emulator";
+import { Emulator, startEmulator } from "keepstack-emulator";
 import { Engine, EngineError, Program, summarize } from "../../harness";
 import { PLUGIN_SECRET_CONFIG, pluginConfigOf, pluginInvoke, pluginProvider, pluginResource } from "../support/plugin-sdk";
 

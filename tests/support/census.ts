@@ -6,7 +6,7 @@
  * versions (pending ones included: the service can neither archive nor delete them) and partitions
  * are read over HTTP, as a client sees them.
  */
-import type { KeepCluster, MeshEmulator, WorkspacesEmulator } from "../../emulator";
+import type { KeepCluster, MeshEmulator, WorkspacesEmulator } from "keepstack-emulator";
 import { resolveServiceConfig } from "../../provider/config";
 import { WorkspacesClient } from "./by-path";
 

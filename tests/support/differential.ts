@@ -18,7 +18,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Emulator } from "../../emulator";
+import type { Emulator } from "keepstack-emulator";
 import { cloudCredentialsAccess } from "../../emulator/keep/cloud-credentials";
 import { secretValue, SIG_KEY } from "../../provider/plugin/values";
 import { Engine, EngineError, OperationEvent, programFile, RunResult } from "../../harness";

@@ -14,7 +14,7 @@ export function pageBlocks(page: string, language: string): string[] {
 export function loadAsPages(name: string): unknown {
   const local: Record<string, string> = {
     "pulumi-keepstack": "../../index",
-    "pulumi-keepstack/emulator": "../../emulator",
+    "keepstack-emulator": "../../emulator/index",
     "pulumi-keepstack/harness": "../../harness",
     "pulumi-keepstack/policy": "../../policy",
   };

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import type { Emulator } from "../../emulator";
+import type { Emulator } from "keepstack-emulator";
 import { pluginSettingName, type ServiceModule } from "../../provider/config";
 import { generatedResource } from "./declared-program";
 

@@ -113,6 +113,23 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
   });
 }
 
+/**
+ * Sends SIGTERM to a detached process (an emulator) and waits until it is gone: it writes its caches
+ * as it exits, and the run's folder is removed after the last test. Polls for at most ten seconds.
+ */
+export async function stopProcess(pid: number): Promise<boolean> {
+  process.kill(pid, "SIGTERM");
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 /** The environment of this process without the services' settings and Pulumi's own, so only what a test gives counts. */
 function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -136,10 +153,19 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 /** `npm pack` of this checkout (the `dist/` that `npm test` built): what a user installs. */
 export function packedTarball(): Promise<string> {
-  return once("tarball", async () => {
+  return packOnce("tarball", []);
+}
+
+/** `npm pack` of the emulator's package (its `dist/`, built by `npm test` too): what a program's tests install. */
+export function packedEmulatorTarball(): Promise<string> {
+  return packOnce("emulator-tarball", ["--workspace", "emulator"]);
+}
+
+function packOnce(name: string, args: string[]): Promise<string> {
+  return once(name, async () => {
     const dir = path.join(runRoot(), "pack");
     fs.mkdirSync(dir, { recursive: true });
-    const { stdout } = await run("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], { cwd: repoRoot, env: baseEnv() });
+    const { stdout } = await run("npm", ["pack", ...args, "--silent", "--ignore-scripts", "--pack-destination", dir], { cwd: repoRoot, env: baseEnv() });
     return path.join(dir, stdout.trim().split("\n").pop()!);
   });
 }
@@ -155,8 +181,16 @@ async function typescriptManifest(name: string): Promise<Record<string, unknown>
   };
 }
 
+/** What a TypeScript project whose own tests start the emulator and check the policy rules adds. */
+async function programTestsManifest(name: string): Promise<Record<string, unknown>> {
+  const manifest = await typescriptManifest(name);
+  const devDependencies = { ...(manifest.devDependencies as Record<string, string>), "keepstack-emulator": `file:${await packedEmulatorTarball()}`, "@pulumi/policy": "^1.21.0" };
+  return { ...manifest, devDependencies };
+}
+
 /**
  * An npm install, once per run: `typescript`, what a TypeScript Pulumi project of the package has;
+ * `program-tests`, that and what its own tests use (the packed emulator, `@pulumi/policy`);
  * `package`, the packed package alone, as `npm install pulumi-keepstack` leaves a project of
  * another language (the plugin's folder is in it).
  */
@@ -164,14 +198,19 @@ function nodeInstall(kind: NodeInstall): Promise<string> {
   return once(`node-${kind}`, async () => {
     const dir = path.join(runRoot(), `node-${kind}`);
     fs.mkdirSync(dir, { recursive: true });
-    const manifest = kind === "typescript" ? await typescriptManifest(dir) : { name: "package-base", private: true, dependencies: { "pulumi-keepstack": `file:${await packedTarball()}` } };
+    const manifest =
+      kind === "typescript"
+        ? await typescriptManifest(dir)
+        : kind === "program-tests"
+          ? await programTestsManifest(dir)
+          : { name: "package-base", private: true, dependencies: { "pulumi-keepstack": `file:${await packedTarball()}` } };
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, name: `${kind}-base` }, null, 2));
     await run("npm", ["install"], { cwd: dir, env: baseEnv() });
     return dir;
   });
 }
 
-export type NodeInstall = "typescript" | "package";
+export type NodeInstall = "typescript" | "program-tests" | "package";
 
 /**
  * A Python virtualenv with PyPI's `pulumi`, which Python projects name in Pulumi.yaml. It is kept

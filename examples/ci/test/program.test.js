@@ -1,35 +1,40 @@
 /**
- * The program's own tests, run in CI against the emulator (`npx pulumi-keepstack emulator`), whose
- * addresses and tokens arrive in the environment (KEEP_ADDR, KEEP_TOKEN): the program goes through
- * the package's engine harness (no Pulumi CLI, no cloud account), and the policy pack's rules are
- * checked on what it declares.
+ * The program's own tests, run in CI against the emulator (`npx keepstack-emulator --detach`), whose
+ * addresses and tokens arrive in the environment (KEEP_ADDR, KEEP_TOKEN), where the provider reads
+ * them. The program runs as in production, through the Pulumi CLI (driven by its Automation API), on
+ * a stack of its own in a local state folder that the test removes; the policy pack's rules are
+ * checked on what it made.
  */
 const test = require("node:test");
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
-const { Engine, summarize } = require("pulumi-keepstack/harness");
-const { evaluatePolicies, keepstackPolicies } = require("pulumi-keepstack/policy");
+const { LocalWorkspace } = require("@pulumi/pulumi/automation");
+const { evaluatePolicies, keepstackPolicies, policyTargetsOfState } = require("pulumi-keepstack/policy");
 
-require("ts-node").register({ transpileOnly: true, project: path.join(__dirname, "..", "tsconfig.json") });
-const program = require("../index.ts");
+test("the program applies, changes nothing on a second run, keeps the rules, and goes away", async (t) => {
+  assert.ok(process.env.KEEP_ADDR, "KEEP_ADDR is not set: start the emulator first (see README.md)");
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-ci-state-"));
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName: "test", workDir: path.join(__dirname, "..") },
+    { envVars: { PULUMI_BACKEND_URL: `file://${state}`, PULUMI_CONFIG_PASSPHRASE: "test only" } },
+  );
+  // The stack goes, then its state folder.
+  t.after(async () => {
+    await stack.workspace.removeStack("test", { force: true });
+    fs.rmSync(state, { recursive: true, force: true });
+  });
 
-const config = { "keep:address": process.env.KEEP_ADDR, "keep:token": process.env.KEEP_TOKEN };
+  // The counts include the stack itself.
+  assert.deepEqual((await stack.preview()).changeSummary, { create: 3 });
+  const up = await stack.up();
+  assert.deepEqual(up.outputs.readers.value, "app-readers");
+  assert.deepEqual(up.outputs.guard.value, "business-hours");
+  assert.deepEqual((await stack.preview()).changeSummary, { same: 3 });
 
-test("the program applies, changes nothing on a second run, keeps the rules, and goes away", async () => {
-  assert.ok(config["keep:address"], "KEEP_ADDR is not set: start the emulator first (see README.md)");
-  const engine = new Engine({ project: "keepstack-ci", config, secretConfig: ["keep:token"] });
-  try {
-    assert.deepEqual(summarize((await engine.preview(program)).steps), { create: 2 });
-    const up = await engine.up(program);
-    assert.deepEqual(up.outputs, { readers: "app-readers", guard: "business-hours" });
-    assert.deepEqual(summarize((await engine.preview(program)).steps), { same: 2 });
+  const violations = await evaluatePolicies(keepstackPolicies(), policyTargetsOfState(await stack.exportStack()));
+  assert.deepEqual(violations, []);
 
-    const resources = [...engine.state.values()].map((r) => ({ urn: r.urn, type: r.type, name: r.name, props: r.inputs }));
-    const violations = await evaluatePolicies(keepstackPolicies({ stackConfig: () => config }), resources);
-    assert.deepEqual(violations, []);
-
-    assert.deepEqual(summarize((await engine.destroy()).steps), { delete: 2 });
-  } finally {
-    await engine.close();
-  }
+  assert.deepEqual((await stack.destroy()).summary.resourceChanges, { delete: 3 });
 });

@@ -1,40 +1,46 @@
 /**
  * The program's own tests, run against the emulator with two secrets-service clusters
- * (`npx pulumi-keepstack emulator --clusters main,dr`), whose addresses and tokens arrive in the
- * environment (KEEP_ADDR, KEEP_TOKEN, KEEP_DR_ADDR, KEEP_DR_TOKEN). The program goes through the
- * package's engine harness (no Pulumi CLI, no cloud account): the setup, then the failover, each
- * run twice, the second run changing nothing.
+ * (`npx keepstack-emulator --detach --clusters main,dr`), whose addresses and tokens arrive in the
+ * environment (KEEP_ADDR, KEEP_TOKEN, KEEP_DR_ADDR, KEEP_DR_TOKEN): the test's stack takes them as
+ * its settings, in place of the project's defaults (Pulumi.yaml). The program runs through the Pulumi CLI (driven by its Automation API) on a stack of its own in a
+ * local state folder: the setup, then the failover, each run twice, the second run changing nothing.
  */
 const test = require("node:test");
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
-const { Engine, summarize } = require("pulumi-keepstack/harness");
+const { LocalWorkspace } = require("@pulumi/pulumi/automation");
 
-require("ts-node").register({ transpileOnly: true, project: path.join(__dirname, "..", "tsconfig.json") });
-const program = require("../index.ts");
+test("dr follows the primary, then takes over; each stage run again changes nothing", async (t) => {
+  assert.ok(process.env.KEEP_DR_ADDR, "KEEP_DR_ADDR is not set: start the emulator with --clusters main,dr first (see docs/ci.md)");
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-replication-state-"));
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName: "test", workDir: path.join(__dirname, "..") },
+    { envVars: { PULUMI_BACKEND_URL: `file://${state}`, PULUMI_CONFIG_PASSPHRASE: "test only" } },
+  );
+  // The stack goes, then its state folder.
+  t.after(async () => {
+    await stack.workspace.removeStack("test", { force: true });
+    fs.rmSync(state, { recursive: true, force: true });
+  });
+  await stack.setAllConfig({
+    "keep:address": { value: process.env.KEEP_ADDR },
+    "keep:token": { value: process.env.KEEP_TOKEN, secret: true },
+    "keep-dr:address": { value: process.env.KEEP_DR_ADDR },
+    "keep-dr:token": { value: process.env.KEEP_DR_TOKEN, secret: true },
+  });
+  const outputs = (up) => Object.fromEntries(Object.entries(up.outputs).map(([name, output]) => [name, output.value]));
 
-const config = {
-  "keep:address": process.env.KEEP_ADDR,
-  "keep:token": process.env.KEEP_TOKEN,
-  "keep-dr:address": process.env.KEEP_DR_ADDR,
-  "keep-dr:token": process.env.KEEP_DR_TOKEN,
-};
+  // The counts include the stack itself.
+  assert.deepEqual((await stack.preview()).changeSummary, { create: 5 });
+  const setup = outputs(await stack.up());
+  assert.equal(setup.drMode, "secondary");
+  assert.equal(setup.drState, "stream-wals");
+  assert.deepEqual((await stack.up()).summary.resourceChanges, { same: 5 });
 
-test("dr follows the primary, then takes over; each stage run again changes nothing", async () => {
-  assert.ok(config["keep-dr:address"], "KEEP_DR_ADDR is not set: start the emulator with --clusters main,dr first (see docs/ci.md)");
-  const engine = new Engine({ project: "keepstack-replication", cwd: path.join(__dirname, ".."), config, secretConfig: ["keep:token", "keep-dr:token"] });
-  try {
-    assert.deepEqual(summarize((await engine.preview(program)).steps), { create: 4 });
-    const setup = await engine.up(program);
-    assert.equal(setup.outputs.drMode, "secondary");
-    assert.equal(setup.outputs.drState, "stream-wals");
-    assert.deepEqual(summarize((await engine.up(program)).steps), { same: 4 });
-
-    await engine.setConfig({ ...config, "replication:failover": "true" });
-    const failover = await engine.up(program);
-    assert.deepEqual(failover.outputs, { drMode: "primary", formerPrimaryState: "stream-wals", formerPrimaryMode: "secondary" });
-    assert.deepEqual(summarize((await engine.up(program)).steps), { same: 4 });
-  } finally {
-    await engine.close();
-  }
+  await stack.setConfig("replication:failover", { value: "true" });
+  const failover = outputs(await stack.up());
+  assert.deepEqual(failover, { drMode: "primary", formerPrimaryState: "stream-wals", formerPrimaryMode: "secondary" });
+  assert.deepEqual((await stack.up()).summary.resourceChanges, { same: 5 });
 });
