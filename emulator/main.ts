@@ -267,9 +267,12 @@ async function detach(args: string[], name: string | undefined, log: string | un
   child.unref();
 }
 
-if (require.main === module) {
+/** The command (`keepstack-emulator`, `node dist/main.js`): the process's arguments, a failure told in one line. */
+export function runCommand(): void {
   runEmulator(process.argv.slice(2)).catch((e) => {
     console.error(e instanceof Error ? e.message : e);
     process.exit(1);
   });
 }
+
+if (require.main === module) runCommand();

@@ -13,8 +13,8 @@ import { buildConfig, buildProgram, generatePublicShape, schemaText } from "./pu
 
 const root = path.join(__dirname, "..");
 
-/** The executables the packages' `bin` name. */
-const EXECUTABLES = ["dist/cli/main.js", "dist/cli/plugin.js", "emulator/dist/main.js"];
+/** The executables the package's `bin` names. */
+const EXECUTABLES = ["dist/cli/main.js", "dist/cli/plugin.js"];
 
 /** Checks and emits one program; its diagnostics, none when it emitted. */
 function compile(program: ts.Program): readonly ts.Diagnostic[] {

@@ -1,8 +1,9 @@
 /**
- * A program that declares resources installs only what it loads: the runtime dependencies are the
- * packages the built entry points reach (the package itself and the provider host the engine runs),
- * and what only the emulator, the harness or the tests load is an optional peer or a development
- * dependency. Read from the built files, so a new import anywhere on that path is seen.
+ * A program that declares resources installs only what it loads: the product's runtime dependencies
+ * are the packages its built entry points reach (the package itself and the provider host the engine
+ * runs), and the emulator's package depends on exactly what its own build loads. What only the
+ * harness, the bench or the tests load is a development dependency of the repository. Read from the
+ * built files, so a new import anywhere on those paths is seen.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,15 +11,17 @@ import * as path from "node:path";
 const repoRoot = path.join(__dirname, "..", "..");
 const dist = path.join(repoRoot, "dist");
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+const emulatorDist = path.join(repoRoot, "emulator", "dist");
+const emulatorPkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "emulator", "package.json"), "utf8"));
 
 /** The package a bare specifier names (`@scope/name/sub` → `@scope/name`). */
 const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 
-/** Every external package the compiled files reachable from `entries` load, top-level or lazily. */
-function packagesReachedFrom(entries: string[]): Set<string> {
+/** Every package but `own` that the compiled files reachable from `entries` (under `root`) load, top-level or lazily. */
+function packagesReachedFrom(entries: string[], root = dist, own = "pulumi-keepstack"): Set<string> {
   const seen = new Set<string>();
   const packages = new Set<string>();
-  const queue = entries.map((e) => path.join(dist, e));
+  const queue = entries.map((e) => path.join(root, e));
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
@@ -29,7 +32,7 @@ function packagesReachedFrom(entries: string[]): Set<string> {
       if (specifier.startsWith(".")) {
         const target = path.resolve(path.dirname(file), specifier);
         queue.push(fs.existsSync(`${target}.js`) ? `${target}.js` : path.join(target, "index.js"));
-      } else if (!specifier.startsWith("node:") && specifier !== "pulumi-keepstack" && !specifier.startsWith("pulumi-keepstack/")) {
+      } else if (!specifier.startsWith("node:") && packageOf(specifier) !== own) {
         packages.add(packageOf(specifier));
       }
     }
@@ -51,10 +54,13 @@ test("the command's own package is the only runtime dependency a program does no
   expect(packagesReachedFrom(PROGRAM_ENTRIES).has("commander")).toBe(false);
 });
 
-test("what the emulator loads beyond that is an optional peer, never a runtime dependency", () => {
-  const emulatorOnly = [...packagesReachedFrom(["emulator/index.js", "emulator/main.js"])].filter((name) => !(name in pkg.dependencies));
-  expect(emulatorOnly.length).toBeGreaterThan(3);
-  for (const name of emulatorOnly) {
-    expect([name, pkg.peerDependenciesMeta?.[name]?.optional, name in pkg.devDependencies]).toEqual([name, true, true]);
-  }
+test("the product declares no peer a program must think about: only @pulumi/policy, optional, for policy packs", () => {
+  expect(pkg.peerDependencies).toEqual({ "@pulumi/policy": expect.any(String) });
+  expect(pkg.peerDependenciesMeta).toEqual({ "@pulumi/policy": { optional: true } });
+});
+
+test("the emulator's package depends on exactly what its build loads, and on nothing of the product", () => {
+  const reached = packagesReachedFrom(["index.js", "main.js"], emulatorDist, emulatorPkg.name);
+  expect([...reached].sort()).toEqual(Object.keys(emulatorPkg.dependencies).sort());
+  expect(reached.has("pulumi-keepstack")).toBe(false);
 });

@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { stopProcess } from "../support/real-engine";
 
 const repoRoot = path.join(__dirname, "..", "..");
 
@@ -212,7 +213,7 @@ describe("npm pack", () => {
       const token = /^export KEEP_TOKEN='([^']+)'$/m.exec(started.stdout)?.[1];
       expect((await fetch(`${address}/v1/sys/mounts`, { headers: { "x-keep-token": token! } })).status).toBe(200);
     } finally {
-      process.kill(pid, "SIGTERM");
+      expect(await stopProcess(pid)).toBe(true);
     }
   }, 300_000);
 
@@ -236,8 +237,8 @@ test("the product's packed files are the product's: its build, its pages, exampl
   expect(files.filter((f) => /node_modules|Pulumi\.[^/]+\.yaml$/.test(f) && !f.endsWith("/Pulumi.yaml"))).toEqual([]);
 });
 
-test("the emulator's packed files are its build and its README", () => {
+test("the emulator's packed files are its command, its build and its README", () => {
   const files = packedFiles("emulator");
-  expect([...new Set(files.map((f) => f.split("/")[0]))].sort()).toEqual(["README.md", "dist", "package.json"]);
+  expect([...new Set(files.map((f) => f.split("/")[0]))].sort()).toEqual(["README.md", "bin", "dist", "package.json"]);
   expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
 });

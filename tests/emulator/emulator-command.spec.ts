@@ -1,5 +1,6 @@
 /**
- * `pulumi-keepstack emulator`: export lines for eval, a seed, every engine mounted, a second cluster
+ * `keepstack-emulator`, the emulator package's command (the product's `pulumi-keepstack emulator`
+ * hands its arguments to it, with --exports its default): export lines for eval, a seed, every engine mounted, a second cluster
  * for replication, a taken port told with what to do, a detached emulator whose log goes with it,
  * and a clean stop on SIGINT and SIGTERM.
  */
@@ -9,11 +10,12 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 
-const cli = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+/** The command as the emulator's package names it (`bin` of emulator/package.json). */
+const command = path.join(__dirname, "..", "..", "emulator", "bin", "keepstack-emulator.js");
 
 /** Starts the command in the foreground; resolves with its settings once it prints them. */
 function startCommand(args: string[]) {
-  const child = spawn(process.execPath, [cli, "emulator", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [command, "--exports", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -31,7 +33,7 @@ function startCommand(args: string[]) {
   return { child, ready, exited, output: () => ({ stdout, stderr }) };
 }
 
-describe("pulumi-keepstack emulator", () => {
+describe("keepstack-emulator", () => {
   test("prints only export lines on standard output, sends the seed, and stops on SIGINT", async () => {
     const seedFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-seed-")), "seed.json");
     fs.writeFileSync(
@@ -124,7 +126,7 @@ describe("pulumi-keepstack emulator", () => {
   test("a port in use stops the command with the cause and the advice on standard error", async () => {
     const taken = await takenPort();
     try {
-      const child = spawn(process.execPath, [cli, "emulator", "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [command, "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
       let stderr = "";
       let stdout = "";
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -141,20 +143,20 @@ describe("pulumi-keepstack emulator", () => {
 
   const runCli = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [cli, ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+      execFile(process.execPath, [command, ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
     );
 
   test("--detach: a port in use is told on standard error; a running one's log goes when it stops", async () => {
     const taken = await takenPort();
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-log-"));
     try {
-      const failed = await runCli(["emulator", "--detach", "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0", "--log", path.join(logDir, "failed.log")]);
+      const failed = await runCli(["--detach", "--keep-port", String(taken.port), "--workspaces-port", "0", "--mesh-port", "0", "--log", path.join(logDir, "failed.log")]);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(ADVICE);
       expect(fs.readdirSync(logDir)).toEqual([]);
 
       const log = path.join(logDir, "running.log");
-      const started = await runCli(["emulator", "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0", "--log", log]);
+      const started = await runCli(["--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0", "--log", log]);
       expect(started.code).toBe(0);
       const pid = Number(/^export KEEPSTACK_EMULATOR_PID=(\d+)$/m.exec(started.stdout)![1]);
       expect(fs.statSync(log).mode & 0o777).toBe(0o600);
@@ -168,7 +170,7 @@ describe("pulumi-keepstack emulator", () => {
   });
 
   test("--detach: the requests the services receive are a file of JSON lines, named by KEEPSTACK_EMULATOR_REQUESTS", async () => {
-    const started = await runCli(["emulator", "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0"]);
+    const started = await runCli(["--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0"]);
     expect(started.code).toBe(0);
     const vars = Object.fromEntries([...started.stdout.matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]));
     const pid = Number(vars.KEEPSTACK_EMULATOR_PID);
@@ -197,9 +199,24 @@ describe("pulumi-keepstack emulator", () => {
     }
   });
 
+  test("the product's `pulumi-keepstack emulator` hands its arguments to this command, detached as before", async () => {
+    const product = path.join(__dirname, "..", "..", "dist", "cli", "main.js");
+    const started = await new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(process.execPath, [product, "emulator", "--detach", "--keep-port", "0", "--workspaces-port", "0", "--mesh-port", "0"], (error, stdout) => resolve({ code: error ? 1 : 0, stdout })),
+    );
+    expect(started.code).toBe(0);
+    const pid = Number(/^export KEEPSTACK_EMULATOR_PID=(\d+)$/m.exec(started.stdout)![1]);
+    try {
+      expect(started.stdout).toMatch(/^export KEEP_ADDR='http:\/\/127\.0\.0\.1:\d+'$/m);
+    } finally {
+      process.kill(pid, "SIGTERM");
+      await waitUntil(() => !alive(pid));
+    }
+  });
+
   test("--help names the command as users type it", async () => {
-    const help = await runCli(["emulator", "--help"]);
-    expect(help.stdout).toMatch(/^Usage: pulumi-keepstack emulator \[options\]/);
+    const help = await runCli(["--help"]);
+    expect(help.stdout).toMatch(/^Usage: keepstack-emulator \[options\]/);
     expect(help.stdout).toContain("--clusters <names>");
   });
 });
