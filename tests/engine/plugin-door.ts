@@ -98,7 +98,7 @@ export function pluginSettings(emu: Emulator): { config: Record<string, string>;
   };
 }
 
-/** The emulator's addresses and tokens as `eval "$(npx pulumi-keepstack emulator --detach)"` exports them. */
+/** The emulator's addresses and tokens as `eval "$(npx keepstack-emulator --detach)"` exports them. */
 export function emulatorEnv(emu: Emulator): Record<string, string> {
   return { ...serviceEnv(emu), KEEP_DR_ADDR: emu.clusters.dr.url, KEEP_DR_TOKEN: emu.clusters.dr.rootToken };
 }

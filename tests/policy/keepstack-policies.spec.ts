@@ -10,7 +10,7 @@ import { Engine, Program } from "../../harness";
 import { KeepEmulator, startKeepEmulator } from "../../emulator/keep";
 import { startWorkspacesEmulator, WorkspacesEmulator } from "../../emulator/workspaces";
 import * as pulumi from "@pulumi/pulumi";
-import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarget, policyTargetsOf, POLICY_NAMES } from "../../policy";
+import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarget, policyTargetsOf, policyTargetsOfState, POLICY_NAMES } from "../../policy";
 import { referenceableSecretInputs } from "../../policy/secret-inputs";
 import { allSpecs } from "../../resources/registry";
 import { keepConfig } from "../support/keep-stack";
@@ -166,6 +166,22 @@ describe("pulumi-keepstack/policy", () => {
       [POLICY_NAMES.aclSudoOnSys]: "mandatory",
       [POLICY_NAMES.aclGrantOnEverything]: "mandatory",
     });
+  });
+
+  test("an exported stack's resources are checked, the stack and its providers aside (a program's test after `up`)", async () => {
+    const type = keep.EgpPolicy.__pulumiType;
+    const exported = {
+      deployment: {
+        resources: [
+          { urn: "urn:pulumi:test::app::pulumi:pulumi:Stack::app-test", type: "pulumi:pulumi:Stack", custom: false },
+          { urn: "urn:pulumi:test::app::pulumi:providers:pulumi-nodejs::default::0", type: "pulumi:providers:pulumi-nodejs", custom: true, inputs: {} },
+          { urn: `urn:pulumi:test::app::${type}::all`, type, custom: true, inputs: { name: "all-paths", policy: "main = rule { true }", enforcementLevel: "soft-mandatory", paths: ["*"] } },
+        ],
+      },
+    };
+    const targets = policyTargetsOfState(exported);
+    expect(targets.map((t) => [t.name, t.type])).toEqual([["all", type]]);
+    expect((await evaluatePolicies(keepstackPolicies(), targets)).map((v) => v.policy)).toEqual([POLICY_NAMES.egpWildcard]);
   });
 
   test("a preview's planned resources are checked, so a policy stops a change before it is made", async () => {

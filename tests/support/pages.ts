@@ -15,7 +15,6 @@ export function loadAsPages(name: string): unknown {
   const local: Record<string, string> = {
     "pulumi-keepstack": "../../index",
     "keepstack-emulator": "../../emulator/index",
-    "pulumi-keepstack/harness": "../../harness",
     "pulumi-keepstack/policy": "../../policy",
   };
   return require(local[name] ?? name);
