@@ -11,7 +11,7 @@ import { namespaces } from "../provider/contracts/keep";
 import { ApiError } from "../provider/errors";
 import { keepId } from "../provider/keep-object";
 import { isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
-import { registeredResources } from "../resources/registry";
+import { registeredResources } from "../resources/all-specs";
 import type { ImportedObject } from "./program-text";
 
 /** Object specs that can list what a service holds, with the export path of their class. */

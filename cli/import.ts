@@ -9,7 +9,7 @@
 import { Command } from "commander";
 import { createContext, OperationContext } from "../provider/context";
 import { isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
-import { allSpecs } from "../resources/registry";
+import { allSpecs } from "../resources/all-specs";
 import { importAll, LeftOut, leftOutSummary, requireNamespace } from "./import-all";
 import { importFile, inputsToAdd } from "./import-file";
 import { configCommands, ImportedObject, renderProgram } from "./program-text";

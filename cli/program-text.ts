@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { InputReference, ResourceSpec, shortTypeOf, tokenOf } from "../provider/spec";
-import { registeredResources } from "../resources/registry";
+import { registeredResources } from "../resources/all-specs";
 import { Owner, ownerLabel } from "../provider/owner";
 
 export interface ImportedObject {

@@ -13,7 +13,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { Command } from "commander";
-import { machineSchema, withoutProvider } from "../provider/machine";
+import { machineSchema, withoutProvider } from "../provider/object-machine";
 import { ResourceSpec, shortTypeOf } from "../provider/spec";
 import { validateInputs } from "../provider/validate";
 import { objectSpecOf } from "./import";

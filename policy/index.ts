@@ -26,7 +26,7 @@ import * as path from "node:path";
 import { AnySpec, PLUGIN_TOKEN_PREFIX, shortTypeOf, tokenOf, TOKEN_PREFIX } from "../provider/spec";
 import { AclDocument, AclDocumentError, AclPathRule, parseAclDocument } from "../resources/keep/policies/acl-document";
 import { referenceableSecretInputs } from "./secret-inputs";
-import { allSpecs } from "../resources/registry";
+import { allSpecs } from "../resources/all-specs";
 
 export type KeepstackPolicy = ResourceValidationPolicy | StackValidationPolicy;
 

@@ -1,6 +1,6 @@
 /**
  * What the user should do about a failed call, by the status the service answered (0: no answer).
- * One table for resources (machine.ts) and functions (resources/.../functions.ts, connect.ts), so a
+ * One table for resources (object-machine.ts) and functions (resources/.../functions.ts, connect.ts), so a
  * refused token reads the same wherever it shows.
  */
 import { SETTINGS, settingLabel } from "./config";

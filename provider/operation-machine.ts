@@ -21,7 +21,7 @@ import {
   resolveReferences,
   toPlainJson,
   withoutProvider,
-} from "./machine";
+} from "./object-machine";
 import { OperationSpec, shortTypeOf, tokenOf } from "./spec";
 import { containsUnknown, isUnknown } from "./unknowns";
 import { CheckFailure, validateInputs } from "./validate";

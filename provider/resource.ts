@@ -16,7 +16,7 @@ import { CustomResource } from "@pulumi/pulumi/resource";
 import { z } from "zod";
 import { TRIGGERS_KEY } from "./operation-machine";
 import { isSecretReference } from "./secret-ref";
-import { ADOPT_KEY, PROVIDER_KEY, REPLACE_ON_CHANGES_KEY } from "./machine";
+import { ADOPT_KEY, PROVIDER_KEY, REPLACE_ON_CHANGES_KEY } from "./object-machine";
 import { OWNER_KEY, TAKE_OVER_KEY } from "./owner";
 import { shimText } from "./shim";
 import { InputShape, isOperationSpec, OperationSpec, ResourceSpec, tokenOf } from "./spec";

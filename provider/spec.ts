@@ -1,6 +1,6 @@
 /**
  * A resource is declared once as a `ResourceSpec`: its input schema, its computed outputs, its ID and
- * the service calls behind each operation. The machine (machine.ts) derives the dynamic provider and
+ * the service calls behind each operation. The machine (object-machine.ts, operation-machine.ts) derives the dynamic provider and
  * resource.ts derives the `Resource` class from it.
  */
 import { z } from "zod";

@@ -8,8 +8,8 @@
  */
 import { ConfigLookup } from "../provider/config";
 import { createContext, OperationContext } from "../provider/context";
-import type { Machine } from "../provider/machine";
-import { machineOf } from "../provider/machines";
+import type { Machine } from "../provider/object-machine";
+import { machineOf } from "../provider/machine";
 import { shortTypeOf, tokenOfShortType } from "../provider/spec";
 import { specOfShortType } from "./catalog";
 

@@ -267,7 +267,7 @@ export function generatePublicShape(program: ts.Program = buildProgram()): { dec
     publicName: (t) => publicNames.get((t.aliasSymbol ?? t.getSymbol())!)?.split(".").pop(),
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const specs = require("../resources/registry").specsByClass as Record<string, AnySpec>;
+  const specs = require("../resources/all-specs").specsByClass as Record<string, AnySpec>;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { functionLoaders } = require("../resources/catalog") as { functionLoaders: Record<string, unknown> };
   const capital = (s: string) => s[0].toUpperCase() + s.slice(1);

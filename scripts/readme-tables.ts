@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: writes the README's configuration table (from `SETTINGS`, provider/config.ts) and
- * docs/resources.md's resource table (from the registry, resources/registry.ts, and each class's
+ * docs/resources.md's resource table (from the registry, resources/all-specs.ts, and each class's
  * JSDoc) between their marker comments. tests/docs/readme.test.ts fails when a page differs from what
  * this writes.
  *
@@ -11,9 +11,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS } from "../provider/config";
-import { createGuardOf } from "../provider/machine";
+import { createGuardOf } from "../provider/object-machine";
 import { AnySpec, isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
-import { registeredResources } from "../resources/registry";
+import { registeredResources } from "../resources/all-specs";
 
 const repoRoot = path.resolve(__dirname, "..");
 export const README_PATH = path.join(repoRoot, "README.md");

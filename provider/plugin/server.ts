@@ -15,8 +15,8 @@
 import { Output } from "@pulumi/pulumi/output";
 import { PLUGIN_PACKAGE } from "../config";
 import { createContext, OperationContext } from "../context";
-import type { Machine } from "../machine";
-import { machineOf } from "../machines";
+import type { Machine } from "../object-machine";
+import { machineOf } from "../machine";
 import { type AnySpec, isOperationSpec, PLUGIN_TOKEN_PREFIX, shortTypeOf } from "../spec";
 import { OWNER_KEY, ownerOfUrn } from "../owner";
 import { isSecretReference } from "../secret-ref";

@@ -4,7 +4,7 @@
  * sentinel string. The machines take plain values, with unknowns as they are; the plugin remembers
  * which properties were secret and marks them again on the way back.
  */
-import { toPlainJson } from "../machine";
+import { toPlainJson } from "../object-machine";
 
 export type Props = Record<string, unknown>;
 

@@ -6,11 +6,11 @@
  */
 import { ADVICE_BY_STATUS, adviceFor } from "../../provider/advice";
 import { ApiError } from "../../provider/errors";
-import { canonical } from "../../provider/machine";
-import { machineOf } from "../../provider/machines";
+import { canonical } from "../../provider/object-machine";
+import { machineOf } from "../../provider/machine";
 import { AnySpec, isOperationSpec, ResourceSpec, shortTypeOf, tokenOf } from "../../provider/spec";
 import type { RequestRecord } from "../../emulator/common";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import { EngineError, Engine, Program, RunResult, Step } from "../../harness";
 import { clustersOutOfReplication, serviceSampleOf, serviceSamples, ServiceSample, SampleInputs } from "../support/samples";
 import { pluginToken } from "../support/plugin-sdk";

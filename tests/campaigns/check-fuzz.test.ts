@@ -11,8 +11,8 @@
  */
 import * as net from "node:net";
 import fc from "fast-check";
-import { machineOf } from "../../provider/machines";
-import { Machine } from "../../provider/machine";
+import { machineOf } from "../../provider/machine";
+import { Machine } from "../../provider/object-machine";
 import { UNKNOWN } from "../../provider/unknowns";
 import { AnySpec, isOperationSpec } from "../../provider/spec";
 import { throwingContext } from "../support/contexts";

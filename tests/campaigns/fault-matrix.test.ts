@@ -12,7 +12,7 @@
  */
 import { RequestRecord } from "../../emulator/common";
 import { EmbeddedPostgres, startEmbeddedPostgres } from "../keep/transform/pglite";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
 import { Door, entries, Entry, expectSample, registeredTypes, FaultKind, onLanes, Outcome, pluginStepsOf, Reference, runCase, StepName, stepsOf, canMeetExisting, targetsOf } from "./cases";
 import { Lane, startLane } from "./services";

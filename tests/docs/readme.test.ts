@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import { SETTINGS } from "../../provider/config";
 import { tokenOf } from "../../provider/spec";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import * as path from "node:path";
 import { configurationTable, GENERATED_PAGES, replaceSection, resourceTable, splitDoc } from "../../scripts/readme-tables";
 

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import type { Emulator } from "keepstack-emulator";
 import { Engine } from "../../harness";
 import { createContext } from "../../provider/context";
-import { machineOf } from "../../provider/machines";
+import { machineOf } from "../../provider/machine";
 import { ResourceSpec } from "../../provider/spec";
 import { Entry, entries, pluginStepsOf } from "../campaigns/cases";
 import { pluginConfigOf, pluginResource, pluginToken, PLUGIN_SECRET_CONFIG, serviceEnv } from "../support/plugin-sdk";

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { takesSecretReference } from "../../provider/secret-ref";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { allSpecs } from "../../resources/registry";
+import { allSpecs } from "../../resources/all-specs";
 import { CliStep, planOf, Project } from "../support/real-engine";
 import type { ImportFile } from "./cluster";
 

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS, ServiceModule } from "../../provider/config";
 import { isOperationSpec, shortTypeOf, tokenOf } from "../../provider/spec";
 import { functionLoaders, functionTokenOfPath } from "../../resources/catalog";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import { generatePublicShape, schemaText } from "../../scripts/public-types";
 import { binderProblems, metaschemaProblems, propertyBags } from "./schema-rules";
 

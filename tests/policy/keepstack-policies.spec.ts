@@ -12,7 +12,7 @@ import { startWorkspacesEmulator, WorkspacesEmulator } from "../../emulator/work
 import * as pulumi from "@pulumi/pulumi";
 import { evaluatePolicies, keepstackPolicies, KeepstackPolicyOptions, PolicyTarget, policyTargetsOf, policyTargetsOfState, POLICY_NAMES } from "../../policy";
 import { referenceableSecretInputs } from "../../policy/secret-inputs";
-import { allSpecs } from "../../resources/registry";
+import { allSpecs } from "../../resources/all-specs";
 import { keepConfig } from "../support/keep-stack";
 import { pageBlocks, runBlock } from "../support/pages";
 import { workspacesConfig } from "../workspaces/workspaces-stack";

@@ -6,11 +6,11 @@
  */
 import * as path from "node:path";
 import * as ts from "typescript";
-import { machineOf } from "../../provider/machines";
+import { machineOf } from "../../provider/machine";
 import { shimText } from "../../provider/shim";
 import { isOperationSpec, shortTypeOf, tokenOf } from "../../provider/spec";
 import { UNKNOWN } from "../../provider/unknowns";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import { throwingContext } from "../support/contexts";
 import { sampleFor } from "../support/samples";
 

@@ -9,7 +9,7 @@ import { objectAt } from "../../provider/contracts/keep";
 import { ResponseShapeError } from "../../provider/errors";
 import { keepId, keepObject, mountInput, splitKeepId } from "../../provider/keep-object";
 import { pathTemplate } from "../../provider/paths";
-import { createMachine } from "../../provider/machine";
+import { createMachine } from "../../provider/object-machine";
 
 describe("path templates", () => {
   test("render and parse, one segment or several", () => {

@@ -1,7 +1,7 @@
 /** Operations as resources (ARCHITECTURE.md, "Operations are resources"), on an operation declared here against an in-memory service. */
 import { z } from "zod";
 import { OperationContext } from "../../provider/context";
-import { machineOf } from "../../provider/machines";
+import { machineOf } from "../../provider/machine";
 import { operationSpec } from "../../provider/spec";
 import { UNKNOWN } from "../../provider/unknowns";
 import { throwingContext } from "../support/contexts";

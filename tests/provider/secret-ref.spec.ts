@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
 import { OperationContext } from "../../provider/context";
-import { createMachine } from "../../provider/machine";
+import { createMachine } from "../../provider/object-machine";
 import { fingerprintOf, matchesFingerprint, secretInput } from "../../provider/secret-ref";
 import { resourceSpec } from "../../provider/spec";
 import { throwingContext } from "../support/contexts";

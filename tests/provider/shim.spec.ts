@@ -5,7 +5,7 @@ import { keep, workspaces, mesh } from "pulumi-keepstack";
 import { provider } from "../../resources/host";
 import { PACKAGE_NAME, shimText } from "../../provider/shim";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { allSpecs } from "../../resources/registry";
+import { allSpecs } from "../../resources/all-specs";
 
 /** Every resource class the package exports, engine namespaces (`keep.sync`) included. */
 function classesOf(ns: object): { __pulumiType: string }[] {

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { generateKeyPairSync } from "node:crypto";
 import { decryptShare, PgpPair, pgpPair } from "./pgp";
 import { shortTypeOf, tokenOf } from "../../provider/spec";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 import type { DeclaredProgram, DeclaredResource } from "./declared-program";
 import type { KeepEmulator } from "../../emulator/keep";
 import type { KeepCluster } from "../../emulator/keep/replication";

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
-import { specsByClass } from "../../resources/registry";
+import { specsByClass } from "../../resources/all-specs";
 import { isOperationSpec } from "../../provider/spec";
 
 const repoRoot = path.join(__dirname, "..", "..");

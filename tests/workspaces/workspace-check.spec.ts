@@ -1,7 +1,7 @@
 /** Workspace `check` on any input: it never throws, and every failure names a property of the input. */
 import fc from "fast-check";
 import { createContext } from "../../provider/context";
-import { createMachine } from "../../provider/machine";
+import { createMachine } from "../../provider/object-machine";
 import { workspaceInputShape } from "../../resources/workspaces/workspace-inputs";
 import { workspaceSpec } from "../../resources/workspaces/workspace";
 

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { CloudRoleAnswer, cloudObjects } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { canonical } from "../../../provider/machine";
+import { canonical } from "../../../provider/object-machine";
 import { isUnknown, containsUnknown } from "../../../provider/unknowns";
 import { cloudDuration, cloudMount, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
 

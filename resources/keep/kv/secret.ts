@@ -8,7 +8,7 @@ import { keepClientOf, keepObject, mountInput, scopeOptions, splitKeepId } from 
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
-import { canonical } from "../../../provider/machine";
+import { canonical } from "../../../provider/object-machine";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */

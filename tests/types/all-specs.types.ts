@@ -1,6 +1,6 @@
 /** Compile-time tests of the registry: its keys are the package's resource classes, no more, no less. */
 import { aclPolicySpec } from "../../resources/keep/policies/acl";
-import type { RegisteredSpec, ResourcePath } from "../../resources/registry";
+import type { RegisteredSpec, ResourcePath } from "../../resources/all-specs";
 import { Equal, Expect } from "./type-assertions";
 
 type Checks = [

@@ -1,7 +1,7 @@
 /** The registry: each key is the export path of the class of its spec. */
 import * as pkg from "pulumi-keepstack";
 import { tokenOf } from "../../provider/spec";
-import { registeredResources } from "../../resources/registry";
+import { registeredResources } from "../../resources/all-specs";
 
 function exportAt(path: string): unknown {
   return path.split(".").reduce<unknown>((ns, name) => (ns as Record<string, unknown> | undefined)?.[name], pkg);

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { createContext } from "../../provider/context";
 import { PartialCreateError } from "../../provider/errors";
-import { ADDRESS_KEY, createMachine } from "../../provider/machine";
+import { ADDRESS_KEY, createMachine } from "../../provider/object-machine";
 import { resourceSpec } from "../../provider/spec";
 import { UNKNOWN } from "../../provider/unknowns";
 import { validateInputs } from "../../provider/validate";
