@@ -14,7 +14,7 @@ import { snakeCase } from "./names";
 import type { ObjectRows } from "./contracts/keep";
 import { pathTemplate } from "./paths";
 import type { KeepClient, KeepRequestOptions } from "./keep-client";
-import { InputReference, InputShape, resourceSpec, ResourceSpec } from "./spec";
+import { InputReference, InputShape, resourceSpec, ResourceSpec, SpecExample } from "./spec";
 import { failureMessage } from "./advice";
 import { PartialCreateError } from "./errors";
 import { CLUSTER_NAME } from "./config";
@@ -141,6 +141,8 @@ export interface KeepObjectDeclaration<S extends InputShape, O extends InputShap
   type: string;
   /** One line for the documentation and the import command. */
   description: string;
+  /** Example inputs (see `SpecExample`). */
+  example?: SpecExample<S>;
   /**
    * Its requests, declared in the contract (`provider/contracts/keep.ts`): routes under `/v1/`,
    * `{input}` for one segment, `{input*}` for several (a mount path).
@@ -322,6 +324,7 @@ export function keepObject<S extends InputShape, O extends InputShape = z.ZodObj
     module: "keep",
     type: declaration.type,
     description: declaration.description,
+    example: declaration.example as SpecExample<typeof inputs> | undefined,
     inputs,
     computed,
     replaceOnChanges: [...new Set([...pathParams, ...SCOPE_KEYS, ...(declaration.replaceOnChanges ?? [])])].filter((k) => k in inputs.shape) as never,

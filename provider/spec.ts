@@ -36,6 +36,8 @@ export interface ResourceSpec<S extends InputShape = InputShape, O extends Input
   description?: string;
   /** Declared inputs; validation rules live here. An `adopt` input is added by the machine. */
   inputs: S;
+  /** Example inputs (see `SpecExample`). */
+  example?: SpecExample<S>;
   /** Values the service computes, merged into the outputs. Accepts earlier shapes of state. */
   computed: O;
   /** Inputs whose change replaces the object. */
@@ -158,6 +160,8 @@ export interface OperationSpec<S extends InputShape = InputShape, O extends Inpu
   description?: string;
   /** Declared inputs; the machine adds `triggers`. */
   inputs: S;
+  /** Example inputs (see `SpecExample`). */
+  example?: SpecExample<S>;
   /** The result of a run, kept as outputs. */
   computed: O;
   secretInputs?: readonly (keyof z.output<S> & string)[];
@@ -191,6 +195,21 @@ export interface OperationSpec<S extends InputShape = InputShape, O extends Inpu
   /** What destroy may undo, when the program asks for it with the boolean input `input`. */
   undo?: { input: keyof z.output<S> & string; run(ctx: OperationContext, state: Record<string, unknown>): Promise<void> };
 }
+
+/**
+ * Inputs of a type as a program would declare them, kept beside its spec: the registry-wide tests,
+ * the fault campaigns and the bench take their objects from here, so a new type brings its own.
+ * Checked against the type's inputs by the compiler and by its schema in the tests.
+ */
+export interface SpecExample<S extends InputShape> {
+  /** The n-th example (n = 0, 1, ...): where the service names objects, each n names another one (`nth`). */
+  inputs(n: number): z.input<S>;
+  /** The same object changed in place (no replacement), where the type has such a change. */
+  change?: Partial<z.input<S>>;
+}
+
+/** The n-th of a name in examples: the name itself, then `name-1`, `name-2`, ... */
+export const nth = (name: string, n: number): string => (n === 0 ? name : `${name}-${n}`);
 
 /** Every kind of spec the registry holds. */
 export type AnySpec = ResourceSpec | OperationSpec;

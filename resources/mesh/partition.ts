@@ -9,7 +9,7 @@ import { MeshClient, meshRefusalOf } from "../../provider/mesh-client";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ApiError } from "../../provider/errors";
 import { Owner, ownerOf, OWNER_KEY, sameResource, withOwnerNote, withoutOwnerNote } from "../../provider/owner";
-import { resourceSpec } from "../../provider/spec";
+import { nth, resourceSpec } from "../../provider/spec";
 import { retryPolicyOf } from "../../provider/http";
 import { waitFor, WaitTimeoutError } from "../../provider/wait";
 
@@ -116,6 +116,7 @@ async function createPartition(ctx: OperationContext, args: Inputs, owner: Owner
 export const partitionSpec = resourceSpec({
   module: "mesh",
   type: "Partition",
+  example: { inputs: (n) => ({ name: nth("team-a", n), description: "Team A" }), change: { description: "Team A, again" } },
   inputs,
   computed,
   replaceOnChanges: ["name"],

@@ -250,6 +250,7 @@ async function createVersion(ctx: OperationContext, client: WorkspacesClient, wo
 export const configurationVersionSpec = resourceSpec({
   module: "workspaces",
   type: "ConfigurationVersion",
+  example: { inputs: () => ({ workspaceId: "ws-1234567890abcdef", directory: "./infrastructure" }) },
   inputs,
   computed,
   replaceOnChanges: ["workspaceId", "contentHash", "autoQueueRuns", "speculative", "provisional"],

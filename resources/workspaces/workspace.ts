@@ -8,7 +8,7 @@ import type { OperationContext } from "../../provider/context";
 import { ApiError, ObjectExistsError, PartialCreateError } from "../../provider/errors";
 import { defineResource, ResourceArgs } from "../../provider/resource";
 import { ownerLabel, parseOwnerLabel } from "../../provider/owner";
-import { ReadResult, resourceSpec } from "../../provider/spec";
+import { nth, ReadResult, resourceSpec } from "../../provider/spec";
 import { JsonApiResourceObject, workspaceAttributes, workspaces } from "../../provider/contracts/workspaces";
 import { relatedId } from "../../provider/workspaces-client";
 import { camelKeys, has } from "./json-api-names";
@@ -302,6 +302,7 @@ async function explainNameTaken(ctx: OperationContext, error: unknown, organizat
 export const workspaceSpec = resourceSpec({
   module: "workspaces",
   type: "Workspace",
+  example: { inputs: (n) => ({ name: nth("app", n), organization: "acme", autoApply: false }), change: { description: "the app" } },
   inputs: workspaceInputs,
   computed,
   replaceOnChanges: ["organization", "sourceName", "sourceUrl"],

@@ -30,6 +30,7 @@ const inputs = z.object({
 export const credentialsSpec = operationSpec({
   module: "keep",
   type: "CloudCredentials",
+  example: { inputs: () => ({ role: "deploy" }) },
   description: "Credentials of a cloud-credentials role, generated once and kept (an operation)",
   inputs,
   computed: z.object({

@@ -28,6 +28,7 @@ const inputs = z
 
 export const leaseConfigSpec = keepObject({
   type: "CloudLeaseConfig",
+  example: { inputs: () => ({ lease: "1h", leaseMax: "24h" }), change: { leaseMax: "48h" } },
   description: "The lease settings of the cloud-credentials engine",
   rows: cloudObjects.leaseConfig,
   id: "{mount*}",

@@ -12,6 +12,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { canonical } from "../../../provider/object-machine";
 import { isUnknown, containsUnknown } from "../../../provider/unknowns";
 import { cloudDuration, cloudMount, listInput, listItems, normalizeDuration, normalizeSet, secondsOf } from "./common";
+import { nth } from "../../../provider/spec";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
@@ -156,6 +157,10 @@ const normalize = {
 
 export const roleSpec = keepObject({
   type: "CloudRole",
+  example: {
+    inputs: (n) => ({ name: nth("deploy", n), credentialType: "iam_user" as const, policyArns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] }),
+    change: { iamGroups: ["deployers"] },
+  },
   description: "A role of the cloud-credentials engine",
   rows: cloudObjects.role,
   id: "{mount*}/roles/{name}",

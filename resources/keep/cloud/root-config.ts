@@ -64,6 +64,7 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "CloudRootConfig",
+  example: { inputs: () => ({ accessKey: "AKIAEXAMPLE", secretKey: { fromConfig: "app:secret" }, region: "us-east-1" }), change: { region: "eu-west-1" } },
   description: "The root credentials of the cloud-credentials engine",
   rows: cloudObjects.rootConfig,
   id: "{mount*}",

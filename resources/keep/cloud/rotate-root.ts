@@ -25,6 +25,7 @@ const inputs = z.object({
 export const rotateRootSpec = operationSpec({
   module: "keep",
   type: "CloudRotateRoot",
+  example: { inputs: () => ({}) },
   description: "Rotates the root access key of the cloud-credentials engine (an operation)",
   inputs,
   computed: z.object({

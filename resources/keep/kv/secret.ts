@@ -9,6 +9,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import type { OperationContext } from "../../../provider/context";
 import { ApiError } from "../../../provider/errors";
 import { canonical } from "../../../provider/object-machine";
+import { nth } from "../../../provider/spec";
 
 const inputs = z.object({
   /** Mount path of the key-value version 2 engine; `secret` by default. Changing it replaces the secret. */
@@ -25,6 +26,7 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "KvSecret",
+  example: { inputs: (n) => ({ path: nth("app/db", n), data: { user: "app", password: "pw" } }), change: { data: { user: "app", password: "pw2" } } },
   description: "A key-value version 2 secret",
   rows: kvSecret,
   id: "{mount*}/{path*}",

@@ -6,6 +6,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { aclDocumentProblem } from "./acl-document";
 import { normalizePolicyText, policyName, policyText } from "./policy-common";
+import { nth } from "../../../provider/spec";
 
 const inputs = z.object({
   /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
@@ -23,6 +24,7 @@ const inputs = z.object({
 
 export const aclPolicySpec = keepObject({
   type: "AclPolicy",
+  example: { inputs: (n) => ({ name: nth("readers", n), policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n' }), change: { policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n# more\n' } },
   description: "An ACL policy",
   rows: policies.acl,
   inputs,

@@ -4,6 +4,7 @@ import { policies } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
+import { nth } from "../../../provider/spec";
 
 /** Paths as an array, or as the comma-separated string the service also accepts. */
 const egpPaths = z
@@ -24,6 +25,10 @@ const inputs = z.object({
 
 export const egpPolicySpec = keepObject({
   type: "EgpPolicy",
+  example: {
+    inputs: (n) => ({ name: nth("cidr-check", n), policy: "main = rule { true }", enforcementLevel: "soft-mandatory" as const, paths: [`secret/${nth("app", n)}/*`] }),
+    change: { paths: ["secret/*", "sys/*"] },
+  },
   description: "An endpoint governing policy (enterprise)",
   rows: policies.egp,
   inputs,

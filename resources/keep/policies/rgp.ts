@@ -4,6 +4,7 @@ import { policies } from "../../../provider/contracts/keep";
 import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { enforcementLevel, normalizePolicyText, policyName, policyText } from "./policy-common";
+import { nth } from "../../../provider/spec";
 
 const inputs = z.object({
   /** Policy name; lower case, not ending in a period, not `root`. Changing it replaces the policy. */
@@ -16,6 +17,7 @@ const inputs = z.object({
 
 export const rgpPolicySpec = keepObject({
   type: "RgpPolicy",
+  example: { inputs: (n) => ({ name: nth("business-hours", n), policy: "main = rule { true }", enforcementLevel: "advisory" as const }), change: { enforcementLevel: "hard-mandatory" } },
   description: "A role governing policy (enterprise)",
   rows: policies.rgp,
   inputs,

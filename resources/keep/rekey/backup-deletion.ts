@@ -20,6 +20,7 @@ const backupDeletionInputs = z.object({
 export const rekeyBackupDeletionSpec = operationSpec({
   module: "keep",
   type: "RekeyBackupDeletion",
+  example: { inputs: () => ({ confirmSharesReceived: true }) },
   description: "Deletes the backup of PGP-encrypted key shares a rekey stored (an operation)",
   inputs: backupDeletionInputs,
   computed: z.object({

@@ -17,6 +17,7 @@ const verifyInputs = z.object({
 export const rekeyVerifySpec = operationSpec({
   module: "keep",
   type: "RekeyVerify",
+  example: { inputs: () => ({ nonce: "nonce-1", keys: { fromConfig: "app:secret" } }) },
   description: "Gives the new shares of a rekey back to verification, which rotates the master key (an operation)",
   inputs: verifyInputs,
   computed: z.object({

@@ -14,7 +14,7 @@ import { replication, ReplicationStatus } from "../../../provider/contracts/keep
 import { retryPolicyOf } from "../../../provider/http";
 import type { KeepClient } from "../../../provider/keep-client";
 import { clusterInput } from "../../../provider/keep-object";
-import { InputShape, operationSpec, OperationSpec } from "../../../provider/spec";
+import { InputShape, operationSpec, OperationSpec, SpecExample } from "../../../provider/spec";
 import { waitFor, WaitTimeoutError } from "../../../provider/wait";
 
 export type StatusAnswer = ReplicationStatus;
@@ -113,6 +113,8 @@ export interface TransitionDeclaration<S extends InputShape, O extends InputShap
   type: string;
   description: string;
   inputs: S;
+  /** Example inputs (see `SpecExample`). */
+  example?: SpecExample<S>;
   /** Outputs besides `mode`, `clusterId` and `currentMode`. */
   outputs?: O;
   /** What the transition does, for messages: "demote a primary". */
@@ -152,6 +154,7 @@ export function transition<S extends InputShape, O extends InputShape = z.ZodObj
     type: declaration.type,
     description: declaration.description,
     inputs: declaration.inputs,
+    example: declaration.example,
     computed,
     secretInputs: declaration.secretInputs,
     acknowledgements: declaration.acknowledgements,

@@ -21,6 +21,7 @@ export const normalizeFilterPaths = (paths: readonly string[]) =>
 
 const base = keepObject({
   type: "ReplicationPathsFilter",
+  example: { inputs: () => ({ secondaryClusterId: "c-0123456789", mode: "deny" as const, paths: ["transform/"] }), change: { paths: ["transform/", "secret/"] } },
   description: "The paths filter of a performance secondary, on the primary",
   rows: pathsFilter,
   id: "{secondaryClusterId}",

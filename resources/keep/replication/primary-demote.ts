@@ -9,6 +9,7 @@ import { clusterShape, modeOf, transition } from "./common";
 
 export const primaryDemoteSpec = transition({
   type: "ReplicationPrimaryDemote",
+  example: { inputs: () => ({}) },
   description: "Demotes a performance primary to a secondary connected to no primary (an operation)",
   inputs: z.object({ ...clusterShape }),
   what: "demote a primary",

@@ -10,6 +10,7 @@ import { clusterShape, transition } from "./common";
 
 export const primaryDisableSpec = transition({
   type: "ReplicationPrimaryDisable",
+  example: { inputs: () => ({ acceptSecondariesDisconnected: true }) },
   description: "Disables performance replication on a primary (an operation)",
   inputs: z.object({
     /**

@@ -9,6 +9,7 @@ import { clusterShape, modeOf, readStatus, transition } from "./common";
 
 export const primaryEnableSpec = transition({
   type: "ReplicationPrimaryEnable",
+  example: { inputs: () => ({ primaryClusterAddr: "https://main.example:8201" }) },
   description: "Enables performance replication on a cluster as the primary (an operation)",
   inputs: z.object({
     /**

@@ -6,9 +6,11 @@ import { z } from "zod";
 import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { clusterShape, modeOf, transition } from "./common";
+import { nth } from "../../../provider/spec";
 
 export const revokeSecondarySpec = transition({
   type: "ReplicationRevokeSecondary",
+  example: { inputs: (n) => ({ secondaryId: nth("dr", n) }) },
   description: "Revokes a performance secondary on the primary; it disconnects at once (an operation)",
   inputs: z.object({
     /** The secondary's ID at the primary (`secondaryId` of its token; the service's `id`). */

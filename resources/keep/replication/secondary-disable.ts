@@ -10,6 +10,7 @@ import { clusterShape, transition } from "./common";
 
 export const secondaryDisableSpec = transition({
   type: "ReplicationSecondaryDisable",
+  example: { inputs: () => ({ acceptDisconnection: true, cluster: "dr" }) },
   description: "Disables performance replication on a secondary (an operation)",
   inputs: z.object({
     /**

@@ -55,6 +55,7 @@ const tokenText = (token: unknown) => (typeof token === "string" ? token : "");
 
 export const secondaryEnableSpec = transition({
   type: "ReplicationSecondaryEnable",
+  example: { inputs: () => ({ token: { fromConfig: "app:secret" }, acceptDataWipe: true, cluster: "dr" }) },
   description: "Enables performance replication on a cluster as a secondary of the primary that issued the token (an operation)",
   inputs: z.object({
     /**

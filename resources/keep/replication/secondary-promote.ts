@@ -11,6 +11,7 @@ import { clusterShape, modeOf, transition } from "./common";
 
 export const secondaryPromoteSpec = transition({
   type: "ReplicationSecondaryPromote",
+  example: { inputs: () => ({ force: true, acceptDataLoss: true, cluster: "dr" }) },
   description: "Promotes a performance secondary to the primary (an operation)",
   inputs: z.object({
     /** Cluster address the new primary gives its secondaries; the configured one when left out. */

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { replication } from "../../../provider/contracts/keep";
 import { defineResource, OperationArgs } from "../../../provider/resource";
-import { operationSpec } from "../../../provider/spec";
+import { nth, operationSpec } from "../../../provider/spec";
 import { clusterLabel, clusterShape, notAllowed, readStatus } from "./common";
 
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
@@ -41,6 +41,7 @@ const outputs = z.object({
 export const secondaryTokenSpec = operationSpec({
   module: "keep",
   type: "ReplicationSecondaryToken",
+  example: { inputs: (n) => ({ secondaryId: nth("dr", n), ttl: "30m", revokeOnDestroy: true }) },
   description: "Issues an activation token for a performance secondary on the primary (an operation)",
   inputs,
   computed: outputs,

@@ -19,6 +19,7 @@ const tokenText = (token: unknown) => (typeof token === "string" ? token : "");
 
 export const updatePrimarySpec = transition({
   type: "ReplicationUpdatePrimary",
+  example: { inputs: () => ({ token: { fromEnv: "APP_SECRET" }, cluster: "dr" }) },
   description: "Points a performance secondary at a new primary with a new activation token, or forgets its primary (an operation)",
   inputs: z
     .object({

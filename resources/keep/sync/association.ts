@@ -9,7 +9,7 @@ import type { OperationContext } from "../../../provider/context";
 import { ApiError, PartialCreateError } from "../../../provider/errors";
 import { keepClientOf, keepCommonShape, keepId, mountInput, pathSegment, scopeOptions, splitKeepId } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
-import { resourceSpec } from "../../../provider/spec";
+import { nth, resourceSpec } from "../../../provider/spec";
 import { DESTINATION_TYPES, pollStatus } from "./common";
 
 const inputs = z.object({
@@ -129,6 +129,7 @@ const naturalId = (v: Inputs) => keepId(v, `${v.destinationType}/${v.destination
 export const associationSpec = resourceSpec({
   module: "keep",
   type: "SyncAssociation",
+  example: { inputs: (n) => ({ destinationType: "cloudA-sm" as const, destinationName: nth("cloud-a", n), mount: "secret", secretName: nth("app/db", n) }) },
   description: "A secret synced to a sync destination",
   references: {
     destinationName: {

@@ -4,9 +4,14 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { customTagsInput, granularityInput } from "./common";
 import { destinationSpec } from "./destination";
+import { nth } from "../../../provider/spec";
 
 export const cloudASmDestinationSpec = destinationSpec({
   type: "SyncCloudASmDestination",
+  example: {
+    inputs: (n) => ({ name: nth("cloud-a", n), region: "us-east-1", accessKeyId: "AKIAEXAMPLE", secretAccessKey: { fromConfig: "app:secret" } }),
+    change: { region: "eu-west-1" },
+  },
   destinationType: "cloudA-sm",
   description: "A sync destination of type cloudA-sm",
   parameters: {

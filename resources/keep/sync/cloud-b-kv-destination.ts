@@ -4,9 +4,14 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { customTagsInput, granularityInput } from "./common";
 import { destinationSpec } from "./destination";
+import { nth } from "../../../provider/spec";
 
 export const cloudBKvDestinationSpec = destinationSpec({
   type: "SyncCloudBKvDestination",
+  example: {
+    inputs: (n) => ({ name: nth("cloud-b", n), keyVaultUri: "https://vault.example.net", clientId: "client", clientSecret: { fromEnv: "APP_SECRET" }, tenantId: "tenant" }),
+    change: { clientId: "client-2" },
+  },
   destinationType: "cloudB-kv",
   description: "A sync destination of type cloudB-kv",
   parameters: {

@@ -5,6 +5,7 @@ import { secretInput } from "../../../provider/secret-ref";
 import { isUnknown } from "../../../provider/unknowns";
 import { customTagsInput, granularityInput } from "./common";
 import { destinationSpec } from "./destination";
+import { nth } from "../../../provider/spec";
 
 /** JSON credentials content, or `@<path>` of a file holding it where the service runs. */
 function credentialsProblem(value: unknown): string | undefined {
@@ -19,6 +20,7 @@ function credentialsProblem(value: unknown): string | undefined {
 
 export const cloudCSmDestinationSpec = destinationSpec({
   type: "SyncCloudCSmDestination",
+  example: { inputs: (n) => ({ name: nth("cloud-c", n), credentials: { fromConfig: "app:secret" }, projectId: "project-1" }), change: { projectId: "project-2" } },
   destinationType: "cloudC-sm",
   description: "A sync destination of type cloudC-sm",
   parameters: {

@@ -28,6 +28,8 @@ export interface DestinationDeclaration<T extends DestinationType, P extends z.Z
   /** The destination type in the API's paths. */
   destinationType: T;
   description: string;
+  /** Example inputs: a name and the type's parameters (see `SpecExample`). */
+  example: { inputs(n: number): { name: string } & z.input<z.ZodObject<P>>; change: Partial<z.input<z.ZodObject<P>>> };
   /** The type's parameters, in camel case; wire names are their snake case. */
   parameters: P;
   /** Parameters the service obfuscates on read: write-only secrets. */
@@ -111,6 +113,7 @@ export function destinationSpec<T extends DestinationType, P extends z.ZodRawSha
   return keepObject({
     type: declaration.type,
     description: declaration.description,
+    example: declaration.example as never,
     rows: syncObjects.destinations[destinationType],
     id: `${destinationType}/{name}`,
     // A bare name given by hand is a destination of this type.

@@ -10,6 +10,7 @@ import { syncObjects } from "../../../provider/contracts/keep";
 import { keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isSecretReference, referenceOnly, resolveReference, secretInput } from "../../../provider/secret-ref";
+import { nth } from "../../../provider/spec";
 
 /**
  * The fingerprint the repository host documents for an application key: SHA-256 of the DER
@@ -30,6 +31,7 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "SyncRepoHostApp",
+  example: { inputs: (n) => ({ name: nth("app", n), appId: "12345", privateKey: { fromConfig: "app:secret" } }), change: { appId: "54321" } },
   description: "A custom repository-host application for sync",
   rows: syncObjects.repoHostApp,
   inputs,

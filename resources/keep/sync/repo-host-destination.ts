@@ -5,9 +5,14 @@ import { secretInput } from "../../../provider/secret-ref";
 import { isUnknown } from "../../../provider/unknowns";
 import { granularityInput } from "./common";
 import { destinationSpec, DestinationIssue } from "./destination";
+import { nth } from "../../../provider/spec";
 
 export const repoHostDestinationSpec = destinationSpec({
   type: "SyncRepoHostDestination",
+  example: {
+    inputs: (n) => ({ name: nth("repo", n), accessToken: { fromConfig: "app:secret" }, repositoryOwner: "acme", repositoryName: nth("app", n) }),
+    change: { repositoryName: "app-renamed" },
+  },
   destinationType: "repohost",
   description: "A sync destination of type repohost",
   parameters: {

@@ -4,11 +4,16 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { granularityInput } from "./common";
 import { destinationSpec } from "./destination";
+import { nth } from "../../../provider/spec";
 
 export const DEPLOYMENT_ENVIRONMENTS = ["development", "preview", "production"] as const;
 
 export const webHostProjectDestinationSpec = destinationSpec({
   type: "SyncWebHostProjectDestination",
+  example: {
+    inputs: (n) => ({ name: nth("web", n), accessToken: { fromConfig: "app:secret" }, projectId: nth("prj_1", n), deploymentEnvironments: ["production" as const] }),
+    change: { deploymentEnvironments: ["production", "preview"] },
+  },
   destinationType: "webhost-project",
   description: "A sync destination of type webhost-project",
   parameters: {

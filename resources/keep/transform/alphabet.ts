@@ -5,6 +5,7 @@ import { keepObject } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { builtInOf, objectName, transformMount } from "./common";
+import { nth } from "../../../provider/spec";
 
 const inputs = z.object({
   /** Where the transform engine is mounted (default `transform`). Changing it replaces the alphabet. */
@@ -23,6 +24,7 @@ const inputs = z.object({
 
 export const alphabetSpec = keepObject({
   type: "TransformAlphabet",
+  example: { inputs: (n) => ({ name: nth("hex", n), alphabet: "0123456789abcdef" }), change: { alphabet: "0123456789ABCDEF" } },
   description: "An alphabet of the transform engine",
   rows: transformObjects.alphabet,
   id: "{mount*}/alphabet/{name*}",

@@ -40,6 +40,7 @@ const inputs = z.object({
 export const encodedValueSpec = operationSpec({
   module: "keep",
   type: "TransformEncodedValue",
+  example: { inputs: () => ({ role: "payments", value: "4111-1111-1111-1111", transformation: "card-fpe" }) },
   description: "A value encoded once through the transform engine (an operation)",
   inputs,
   computed: z.object({

@@ -4,6 +4,7 @@ import { transformObjects } from "../../../provider/contracts/keep";
 import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { transformMount } from "./common";
+import { nth } from "../../../provider/spec";
 
 const inputs = z.object({
   /** Where the transform engine is mounted (default `transform`). Changing it replaces the role. */
@@ -19,6 +20,7 @@ const inputs = z.object({
 
 export const roleSpec = keepObject({
   type: "TransformRole",
+  example: { inputs: (n) => ({ name: nth("payments", n), transformations: [nth("card-fpe", n)] }), change: { transformations: ["card-fpe", "ssn"] } },
   description: "A role of the transform engine",
   rows: transformObjects.role,
   id: "{mount*}/role/{name}",

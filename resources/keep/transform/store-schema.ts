@@ -8,7 +8,7 @@ import { transform } from "../../../provider/contracts/keep";
 import { keepClientOf, keepCommonShape, pathSegment, scopeOptions } from "../../../provider/keep-object";
 import { defineResource, OperationArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
-import { operationSpec } from "../../../provider/spec";
+import { nth, operationSpec } from "../../../provider/spec";
 import { transformMount } from "./common";
 
 const inputs = z.object({
@@ -31,6 +31,7 @@ const inputs = z.object({
 export const storeSchemaSpec = operationSpec({
   module: "keep",
   type: "TransformStoreSchema",
+  example: { inputs: (n) => ({ store: nth("tokens", n), username: "admin", password: { fromEnv: "APP_SECRET" } }) },
   description: "Creates the tables of a transform store (an operation)",
   inputs,
   computed: z.object({}),

@@ -6,6 +6,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { secretInput } from "../../../provider/secret-ref";
 import { isUnknown } from "../../../provider/unknowns";
 import { builtInOf, duration, normalizeDuration, objectName, transformMount } from "./common";
+import { nth } from "../../../provider/spec";
 
 const inputs = z
   .object({
@@ -53,6 +54,16 @@ const inputs = z
 
 export const storeSpec = keepObject({
   type: "TransformStore",
+  example: {
+    inputs: (n) => ({
+      name: nth("tokens", n),
+      driver: "postgres" as const,
+      connectionString: "postgresql://{{username}}:{{password}}@127.0.0.1:5432/tokens",
+      username: "store",
+      password: { fromConfig: "app:secret" },
+    }),
+    change: { maxOpenConnections: 8 },
+  },
   description: "A SQL store of the transform engine's tokens",
   rows: transformObjects.store,
   id: "{mount*}/stores/{name*}",

@@ -6,6 +6,7 @@ import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { builtInOf, objectName, transformMount } from "./common";
 import { compilePattern, CompiledPattern, missingGroups } from "./pattern";
+import { nth } from "../../../provider/spec";
 
 function compiles(pattern: unknown): CompiledPattern | undefined {
   if (typeof pattern !== "string" || isUnknown(pattern)) return undefined;
@@ -59,6 +60,10 @@ const inputs = z
 
 export const templateSpec = keepObject({
   type: "TransformTemplate",
+  example: {
+    inputs: (n) => ({ name: nth("card", n), pattern: "(\\d{4})-(\\d{4})-(\\d{4})-(\\d{4})", alphabet: "builtin/numeric" }),
+    change: { pattern: "(\\d{4})[- ](\\d{4})[- ](\\d{4})[- ](\\d{4})" },
+  },
   description: "A template of the transform engine",
   rows: transformObjects.template,
   id: "{mount*}/template/{name*}",

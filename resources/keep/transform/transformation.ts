@@ -8,6 +8,7 @@ import { keepId, keepObject, pathSegment } from "../../../provider/keep-object";
 import { defineResource, ResourceArgs } from "../../../provider/resource";
 import { isUnknown } from "../../../provider/unknowns";
 import { duration, normalizeDuration, transformMount } from "./common";
+import { nth } from "../../../provider/spec";
 
 export const TRANSFORMATION_TYPES = ["fpe", "masking", "tokenization"] as const;
 export type TransformationType = (typeof TRANSFORMATION_TYPES)[number];
@@ -80,6 +81,7 @@ const inputs = z
 
 export const transformationSpec = keepObject({
   type: "TransformTransformation",
+  example: { inputs: (n) => ({ name: nth("card-fpe", n), type: "fpe" as const, template: "builtin/creditcardnumber" }), change: { allowedRoles: ["payments"] } },
   description: "A transformation of the transform engine (FPE, masking or tokenization)",
   rows: transformObjects.transformation,
   id: "{mount*}/transformation/{name}",
