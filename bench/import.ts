@@ -4,8 +4,8 @@
  * dist/): wall time, requests the services received, peak memory (RSS) of the importing process, and
  * the size of the printed program.
  *
- * Objects are made through each spec's own `create` (no Pulumi engine), from one sample of inputs
- * per type; a listable type without a sample is reported as not seeded.
+ * Objects are made through each spec's own `create` (no Pulumi engine), the i-th from its spec's
+ * example `inputs(i)`; a listable type without an example is reported as not seeded.
  */
 import { execFile } from "node:child_process";
 import * as path from "node:path";
@@ -13,28 +13,6 @@ import { promisify } from "node:util";
 import { mapLimited, listableSpecs } from "../cli/import-all";
 import { startKeepEmulator, startMeshEmulator, startWorkspacesEmulator } from "keepstack-emulator";
 import { createContext } from "../provider/context";
-
-/** Inputs of the i-th sample object, per class path. */
-const SAMPLES: Record<string, (i: number) => Record<string, unknown>> = {
-  "keep.AclPolicy": (i) => ({ name: `acl-${i}`, policy: `path "secret/data/app-${i}/*" { capabilities = ["read"] }` }),
-  "keep.RgpPolicy": (i) => ({ name: `rgp-${i}`, policy: "main = rule { true }", enforcementLevel: "advisory" }),
-  "keep.EgpPolicy": (i) => ({ name: `egp-${i}`, policy: "main = rule { true }", enforcementLevel: "advisory", paths: [`secret/app-${i}/*`] }),
-  "keep.sync.CloudASmDestination": (i) => ({ name: `a-${i}`, region: "eu-west-1", roleArn: "arn:aws:iam::123456789012:role/sync" }),
-  "keep.sync.CloudBKvDestination": (i) => ({ name: `b-${i}`, keyVaultUri: "https://kv.example.net/", clientId: "c", tenantId: "t", clientSecret: "s" }),
-  "keep.sync.CloudCSmDestination": (i) => ({ name: `c-${i}`, projectId: "p", credentials: "{}" }),
-  "keep.sync.RepoHostDestination": (i) => ({ name: `r-${i}`, accessToken: "t", repositoryOwner: "o", repositoryName: `repo-${i}` }),
-  "keep.sync.WebHostProjectDestination": (i) => ({ name: `w-${i}`, projectId: `prj_${i}`, deploymentEnvironments: ["production"], accessToken: "t" }),
-  "keep.sync.Association": (i) => ({ destinationType: "cloudA-sm", destinationName: `a-${i}`, mount: "secret", secretName: `bench/s-${i}` }),
-  "keep.kv.Secret": (i) => ({ path: `bench/s-${i}`, data: { value: `v-${i}` } }),
-  "keep.transform.Alphabet": (i) => ({ name: `alphabet-${i}`, alphabet: "0123456789abcdef" }),
-  "keep.transform.Template": (i) => ({ name: `template-${i}`, pattern: "(\\d{4})-(\\d{4})", alphabet: `alphabet-${i}` }),
-  "keep.transform.Transformation": (i) => ({ name: `fpe-${i}`, type: "fpe", template: `template-${i}`, tweakSource: "internal", allowedRoles: [`role-${i}`] }),
-  "keep.transform.Role": (i) => ({ name: `role-${i}`, transformations: [`fpe-${i}`] }),
-  "keep.transform.Store": (i) => ({ name: `store-${i}`, driver: "postgres", connectionString: "postgresql://{{username}}:{{password}}@db:5432/t", username: "u", password: "p" }),
-  "keep.cloud.Role": (i) => ({ name: `role-${i}`, credentialType: "iam_user", policyArns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] }),
-  "workspaces.Workspace": (i) => ({ name: `ws-bench-${i}`, executionMode: "local" }),
-  "mesh.Partition": (i) => ({ name: `part-${i}`, description: `partition ${i}` }),
-};
 
 export interface ImportBench {
   perType: number;
@@ -66,22 +44,18 @@ export async function runImportBench(options: { perType: number; concurrency?: n
       "mesh:address": mesh.url,
       "mesh:token": mesh.rootToken,
     };
-    const ctx = createContext((k) => config[k], {});
+    // The examples' secrets are references to a setting and a variable: these resolve them.
+    const ctx = createContext((k) => (k === "app:secret" ? "bench-secret" : config[k]), { APP_SECRET: "bench-secret" });
     const listable = listableSpecs();
-    const seeded = listable.filter((s) => SAMPLES[s.path]);
-    // Secrets before associations, destinations before associations: the sample table's order.
-    const order = Object.keys(SAMPLES);
-    seeded.sort((a, b) => order.indexOf(a.path) - order.indexOf(b.path));
+    const seeded = listable.filter((s) => s.spec.example);
+    // The catalog's order (destinations before associations), the key-value secrets that
+    // associations name first of all.
+    seeded.sort((a, b) => Number(b.path === "keep.kv.Secret") - Number(a.path === "keep.kv.Secret"));
     const started = process.hrtime.bigint();
-    const byPath = new Map(seeded.map((s) => [s.path, s]));
-    const kvFirst = ["keep.kv.Secret", ...order.filter((p) => p !== "keep.kv.Secret")];
-    for (const p of kvFirst) {
-      const s = byPath.get(p);
-      if (!s) continue;
+    for (const s of seeded) {
       const indexes = Array.from({ length: options.perType }, (_, i) => i);
       await mapLimited(indexes, 32, async (i) => {
-        const inputs = s.spec.inputs.parse(SAMPLES[s.path](i));
-        await s.spec.create(ctx, inputs);
+        await s.spec.create(ctx, s.spec.inputs.parse(s.spec.example!.inputs(i)));
       });
     }
     const seedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -107,7 +81,7 @@ export async function runImportBench(options: { perType: number; concurrency?: n
     return {
       perType: options.perType,
       seeded: seeded.map((s) => s.path),
-      notSeeded: listable.filter((s) => !SAMPLES[s.path]).map((s) => s.path),
+      notSeeded: listable.filter((s) => !s.spec.example).map((s) => s.path),
       objects: child.objects,
       seedSeconds,
       importSeconds: child.seconds,
@@ -125,6 +99,6 @@ export async function runImportBench(options: { perType: number; concurrency?: n
 export function describeImportBench(r: ImportBench): string[] {
   return [
     `import --all       ${r.objects} objects (${r.perType} of each of ${r.seeded.length} types) read in ${r.importSeconds.toFixed(2)} s, ${r.concurrency} at a time: ${r.requests} requests (${r.requestsPerObject.toFixed(2)} per object), peak RSS ${r.peakRssMB.toFixed(0)} MB, program ${r.programMB.toFixed(1)} MB`,
-    ...(r.notSeeded.length ? [`                   not seeded (no sample yet): ${r.notSeeded.join(", ")}`] : []),
+    ...(r.notSeeded.length ? [`                   not seeded (no example yet): ${r.notSeeded.join(", ")}`] : []),
   ];
 }

@@ -116,7 +116,6 @@ async function createPartition(ctx: OperationContext, args: Inputs, owner: Owner
 export const partitionSpec = resourceSpec({
   module: "mesh",
   type: "Partition",
-  example: { inputs: (n) => ({ name: nth("team-a", n), description: "Team A" }), change: { description: "Team A, again" } },
   inputs,
   computed,
   replaceOnChanges: ["name"],
@@ -189,6 +188,7 @@ export const partitionSpec = resourceSpec({
     const { body: partitions } = await ctx.mesh().send(mesh.listPartitions);
     return partitions.filter((p) => p.Name !== DEFAULT_PARTITION && !p.DeletedAt).map((p) => p.Name);
   },
+  example: { inputs: (n) => ({ name: nth("team-a", n), description: "Team A" }), change: { description: "Team A, again" } },
 });
 
 /** An admin partition of the mesh service (enterprise edition 1.11.0 and later). ID: the name. */

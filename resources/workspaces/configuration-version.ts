@@ -250,7 +250,6 @@ async function createVersion(ctx: OperationContext, client: WorkspacesClient, wo
 export const configurationVersionSpec = resourceSpec({
   module: "workspaces",
   type: "ConfigurationVersion",
-  example: { inputs: () => ({ workspaceId: "ws-1234567890abcdef", directory: "./infrastructure" }) },
   inputs,
   computed,
   replaceOnChanges: ["workspaceId", "contentHash", "autoQueueRuns", "speculative", "provisional"],
@@ -372,6 +371,7 @@ export const configurationVersionSpec = resourceSpec({
       throw e;
     }
   },
+  example: { inputs: () => ({ workspaceId: "ws-1234567890abcdef", directory: "." }) },
 });
 
 /** The spec's archive rule: API-created, `uploaded`, no run in progress. */

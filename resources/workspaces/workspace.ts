@@ -302,7 +302,6 @@ async function explainNameTaken(ctx: OperationContext, error: unknown, organizat
 export const workspaceSpec = resourceSpec({
   module: "workspaces",
   type: "Workspace",
-  example: { inputs: (n) => ({ name: nth("app", n), organization: "acme", autoApply: false }), change: { description: "the app" } },
   inputs: workspaceInputs,
   computed,
   replaceOnChanges: ["organization", "sourceName", "sourceUrl"],
@@ -389,6 +388,7 @@ export const workspaceSpec = resourceSpec({
     const items = await client.sendAll(workspaces.list, { params: { organization: client.organization() } });
     return items.map((w) => w.id);
   },
+  example: { inputs: (n) => ({ name: nth("app", n), organization: "acme", autoApply: false }), change: { description: "the app" } },
 });
 
 /**

@@ -30,7 +30,6 @@ const inputs = z.object({
 export const credentialsSpec = operationSpec({
   module: "keep",
   type: "CloudCredentials",
-  example: { inputs: () => ({ role: "deploy" }) },
   description: "Credentials of a cloud-credentials role, generated once and kept (an operation)",
   inputs,
   computed: z.object({
@@ -56,6 +55,7 @@ export const credentialsSpec = operationSpec({
     const { endpoint, triggers: _triggers, ...args } = values as typeof values & { triggers?: unknown };
     return requestCredentials[endpoint](args, ctx);
   },
+  example: { inputs: () => ({ role: "deploy" }) },
 });
 
 /**

@@ -28,7 +28,6 @@ const inputs = z
 
 export const leaseConfigSpec = keepObject({
   type: "CloudLeaseConfig",
-  example: { inputs: () => ({ lease: "1h", leaseMax: "24h" }), change: { leaseMax: "48h" } },
   description: "The lease settings of the cloud-credentials engine",
   rows: cloudObjects.leaseConfig,
   id: "{mount*}",
@@ -36,6 +35,7 @@ export const leaseConfigSpec = keepObject({
   normalize: { lease: normalizeDuration, leaseMax: normalizeDuration },
   keepDeclaredForm: true,
   singleton: { leave: "the engine has no delete for its lease configuration; these leases stay in force until written again or the engine is unmounted" },
+  example: { inputs: () => ({ lease: "1h", leaseMax: "24h" }), change: { leaseMax: "48h" } },
 });
 
 /**

@@ -157,10 +157,6 @@ const normalize = {
 
 export const roleSpec = keepObject({
   type: "CloudRole",
-  example: {
-    inputs: (n) => ({ name: nth("deploy", n), credentialType: "iam_user" as const, policyArns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] }),
-    change: { iamGroups: ["deployers"] },
-  },
   description: "A role of the cloud-credentials engine",
   rows: cloudObjects.role,
   id: "{mount*}/roles/{name}",
@@ -175,6 +171,10 @@ export const roleSpec = keepObject({
       `keep:CloudRole "${id}": the service holds data of this role that an earlier version could not upgrade (invalid_data: ${describeInvalidData(answer.invalid_data)}); ` +
         "the role gives no credentials until it is written again: change it, or replace it (`pulumi up --replace <urn>`)",
     );
+  },
+  example: {
+    inputs: (n) => ({ name: nth("deploy", n), credentialType: "iam_user" as const, policyArns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] }),
+    change: { iamGroups: ["deployers"] },
   },
 });
 type Inputs = z.output<typeof inputs>;

@@ -64,7 +64,6 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "CloudRootConfig",
-  example: { inputs: () => ({ accessKey: "AKIAEXAMPLE", secretKey: { fromConfig: "app:secret" }, region: "us-east-1" }), change: { region: "eu-west-1" } },
   description: "The root credentials of the cloud-credentials engine",
   rows: cloudObjects.rootConfig,
   id: "{mount*}",
@@ -88,6 +87,7 @@ const base = keepObject({
   // A region the program leaves to the service is reported as `currentRegion`, not as drift.
   serviceChosen: ["region"],
   singleton: { leave: "the engine has no delete for its root configuration; it keeps these credentials until they are written again or the engine is unmounted" },
+  example: { inputs: () => ({ accessKey: "AKIAEXAMPLE", secretKey: { fromConfig: "app:secret" }, region: "us-east-1" }), change: { region: "eu-west-1" } },
 });
 
 /** Whether the resolved secret key differs from the one in state (a value, or a reference's fingerprint). */

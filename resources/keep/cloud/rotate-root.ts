@@ -25,7 +25,6 @@ const inputs = z.object({
 export const rotateRootSpec = operationSpec({
   module: "keep",
   type: "CloudRotateRoot",
-  example: { inputs: () => ({}) },
   description: "Rotates the root access key of the cloud-credentials engine (an operation)",
   inputs,
   computed: z.object({
@@ -57,6 +56,7 @@ export const rotateRootSpec = operationSpec({
       throw e;
     }
   },
+  example: { inputs: () => ({}) },
 });
 
 /**

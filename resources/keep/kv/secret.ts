@@ -26,7 +26,6 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "KvSecret",
-  example: { inputs: (n) => ({ path: nth("app/db", n), data: { user: "app", password: "pw" } }), change: { data: { user: "app", password: "pw2" } } },
   description: "A key-value version 2 secret",
   rows: kvSecret,
   id: "{mount*}/{path*}",
@@ -40,6 +39,7 @@ const base = keepObject({
     const metadata = (answer.metadata ?? answer) as { version?: unknown };
     return { version: Number(metadata.version ?? 0) };
   },
+  example: { inputs: (n) => ({ path: nth("app/db", n), data: { user: "app", password: "pw" } }), change: { data: { user: "app", password: "pw2" } } },
 });
 
 /** Where a secret's metadata lives: `<mount>/metadata/<path>`. */

@@ -24,13 +24,13 @@ const inputs = z.object({
 
 export const aclPolicySpec = keepObject({
   type: "AclPolicy",
-  example: { inputs: (n) => ({ name: nth("readers", n), policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n' }), change: { policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n# more\n' } },
   description: "An ACL policy",
   rows: policies.acl,
   inputs,
   normalize: { policy: normalizePolicyText },
   // Every namespace has these two; `root` cannot even be written (the name rule refuses it).
   builtIn: (args) => (args.name === "default" || args.name === "root" ? `the built-in \`${args.name}\` policy of the namespace` : undefined),
+  example: { inputs: (n) => ({ name: nth("readers", n), policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n' }), change: { policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n# more\n' } },
 });
 
 /** An ACL policy of the secrets service. ID: the name, or `<namespace>:<name>`. */

@@ -25,15 +25,15 @@ const inputs = z.object({
 
 export const egpPolicySpec = keepObject({
   type: "EgpPolicy",
-  example: {
-    inputs: (n) => ({ name: nth("cidr-check", n), policy: "main = rule { true }", enforcementLevel: "soft-mandatory" as const, paths: [`secret/${nth("app", n)}/*`] }),
-    change: { paths: ["secret/*", "sys/*"] },
-  },
   description: "An endpoint governing policy (enterprise)",
   rows: policies.egp,
   inputs,
   // The order of paths carries no meaning.
   normalize: { policy: normalizePolicyText, paths: (paths) => [...paths].sort() },
+  example: {
+    inputs: (n) => ({ name: nth("cidr-check", n), policy: "main = rule { true }", enforcementLevel: "soft-mandatory" as const, paths: [`secret/${nth("app", n)}/*`] }),
+    change: { paths: ["secret/*", "sys/*"] },
+  },
 });
 
 /** An endpoint governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */

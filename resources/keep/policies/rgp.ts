@@ -17,11 +17,11 @@ const inputs = z.object({
 
 export const rgpPolicySpec = keepObject({
   type: "RgpPolicy",
-  example: { inputs: (n) => ({ name: nth("business-hours", n), policy: "main = rule { true }", enforcementLevel: "advisory" as const }), change: { enforcementLevel: "hard-mandatory" } },
   description: "A role governing policy (enterprise)",
   rows: policies.rgp,
   inputs,
   normalize: { policy: normalizePolicyText },
+  example: { inputs: (n) => ({ name: nth("business-hours", n), policy: "main = rule { true }", enforcementLevel: "advisory" as const }), change: { enforcementLevel: "hard-mandatory" } },
 });
 
 /** A role governing policy of the secrets service (enterprise). ID: the name, or `<namespace>:<name>`. */

@@ -20,7 +20,6 @@ const backupDeletionInputs = z.object({
 export const rekeyBackupDeletionSpec = operationSpec({
   module: "keep",
   type: "RekeyBackupDeletion",
-  example: { inputs: () => ({ confirmSharesReceived: true }) },
   description: "Deletes the backup of PGP-encrypted key shares a rekey stored (an operation)",
   inputs: backupDeletionInputs,
   computed: z.object({
@@ -41,6 +40,7 @@ export const rekeyBackupDeletionSpec = operationSpec({
     await ctx.keep(values.cluster).send(rows.deleteBackup);
     return { deleted: true };
   },
+  example: { inputs: () => ({ confirmSharesReceived: true }) },
 });
 
 /** Deletes the stored backup of a rekey's encrypted shares, once; destroy does nothing. */

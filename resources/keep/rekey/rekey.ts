@@ -295,7 +295,6 @@ async function rekey(ctx: OperationContext, values: RekeyInputs): Promise<RekeyO
 export const rekeySpec = operationSpec({
   module: "keep",
   type: "Rekey",
-  example: { inputs: () => ({ secretShares: 5, secretThreshold: 3, unsealKeys: { fromConfig: "app:secret" }, acceptSharesInState: true }) },
   description: "Rekeys the unseal key shares: a new master key split into new shares (an operation)",
   inputs: rekeyInputs,
   computed: rekeyOutputs,
@@ -310,6 +309,7 @@ export const rekeySpec = operationSpec({
   ],
   label: (values) => `rekey-${values.secretThreshold}-of-${values.secretShares}`,
   run: rekey,
+  example: { inputs: () => ({ secretShares: 5, secretThreshold: 3, unsealKeys: { fromConfig: "app:secret" }, acceptSharesInState: true }) },
 });
 
 /**

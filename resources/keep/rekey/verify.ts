@@ -17,7 +17,6 @@ const verifyInputs = z.object({
 export const rekeyVerifySpec = operationSpec({
   module: "keep",
   type: "RekeyVerify",
-  example: { inputs: () => ({ nonce: "nonce-1", keys: { fromConfig: "app:secret" } }) },
   description: "Gives the new shares of a rekey back to verification, which rotates the master key (an operation)",
   inputs: verifyInputs,
   computed: z.object({
@@ -31,6 +30,7 @@ export const rekeyVerifySpec = operationSpec({
     await verifyShares(ctx, client, values.nonce, sharesOf(values.keys, "keys"), "keys");
     return { complete: true };
   },
+  example: { inputs: () => ({ nonce: "nonce-1", keys: { fromConfig: "app:secret" } }) },
 });
 
 /**

@@ -21,7 +21,6 @@ export const normalizeFilterPaths = (paths: readonly string[]) =>
 
 const base = keepObject({
   type: "ReplicationPathsFilter",
-  example: { inputs: () => ({ secondaryClusterId: "c-0123456789", mode: "deny" as const, paths: ["transform/"] }), change: { paths: ["transform/", "secret/"] } },
   description: "The paths filter of a performance secondary, on the primary",
   rows: pathsFilter,
   id: "{secondaryClusterId}",
@@ -35,6 +34,7 @@ const base = keepObject({
   }),
   fields: { paths: { fromWire: (v) => (Array.isArray(v) ? (v as string[]) : []) } },
   normalize: { paths: normalizeFilterPaths },
+  example: { inputs: () => ({ secondaryClusterId: "c-0123456789", mode: "deny" as const, paths: ["transform/"] }), change: { paths: ["transform/", "secret/"] } },
 });
 
 /**

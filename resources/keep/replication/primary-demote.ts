@@ -9,7 +9,6 @@ import { clusterShape, modeOf, transition } from "./common";
 
 export const primaryDemoteSpec = transition({
   type: "ReplicationPrimaryDemote",
-  example: { inputs: () => ({}) },
   description: "Demotes a performance primary to a secondary connected to no primary (an operation)",
   inputs: z.object({ ...clusterShape }),
   what: "demote a primary",
@@ -17,6 +16,7 @@ export const primaryDemoteSpec = transition({
   holds: (status) => (status.mode === "secondary" ? "already a secondary: nothing to demote" : undefined),
   request: () => ({ row: replication.demotePrimary, body: {} }),
   after: async (_ctx, _client, _values, before) => ({ ...modeOf(before), mode: "secondary" }),
+  example: { inputs: () => ({}) },
 });
 
 /** Demotes the primary to a secondary (its secondaries lose their primary until one is promoted). */

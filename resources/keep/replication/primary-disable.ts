@@ -10,7 +10,6 @@ import { clusterShape, transition } from "./common";
 
 export const primaryDisableSpec = transition({
   type: "ReplicationPrimaryDisable",
-  example: { inputs: () => ({ acceptSecondariesDisconnected: true }) },
   description: "Disables performance replication on a primary (an operation)",
   inputs: z.object({
     /**
@@ -31,6 +30,7 @@ export const primaryDisableSpec = transition({
   holds: (status) => (status.mode === "disabled" ? "replication is already disabled" : undefined),
   request: () => ({ row: replication.disablePrimary, body: {} }),
   after: async () => ({ mode: "disabled", clusterId: "" }),
+  example: { inputs: () => ({ acceptSecondariesDisconnected: true }) },
 });
 
 /** Disables replication on the primary; its secondaries can no longer connect. */

@@ -9,7 +9,6 @@ import { clusterShape, modeOf, readStatus, transition } from "./common";
 
 export const primaryEnableSpec = transition({
   type: "ReplicationPrimaryEnable",
-  example: { inputs: () => ({ primaryClusterAddr: "https://main.example:8201" }) },
   description: "Enables performance replication on a cluster as the primary (an operation)",
   inputs: z.object({
     /**
@@ -24,6 +23,7 @@ export const primaryEnableSpec = transition({
   holds: (status) => (status.mode === "primary" ? `already a performance primary (cluster ID ${status.cluster_id})` : undefined),
   request: (values) => ({ row: replication.enablePrimary, body: values.primaryClusterAddr ? { primary_cluster_addr: values.primaryClusterAddr } : {} }),
   after: async (_ctx, client) => modeOf(await readStatus(client)),
+  example: { inputs: () => ({ primaryClusterAddr: "https://main.example:8201" }) },
 });
 
 /**

@@ -10,7 +10,6 @@ import { nth } from "../../../provider/spec";
 
 export const revokeSecondarySpec = transition({
   type: "ReplicationRevokeSecondary",
-  example: { inputs: (n) => ({ secondaryId: nth("dr", n) }) },
   description: "Revokes a performance secondary on the primary; it disconnects at once (an operation)",
   inputs: z.object({
     /** The secondary's ID at the primary (`secondaryId` of its token; the service's `id`). */
@@ -23,6 +22,7 @@ export const revokeSecondarySpec = transition({
   holds: (status, values) => (status.mode === "primary" && !status.known_secondaries.includes(values.secondaryId) ? `no secondary "${values.secondaryId}" is known to the primary: nothing to revoke` : undefined),
   request: (values) => ({ row: replication.revokeSecondary, body: { id: values.secondaryId } }),
   after: async (_ctx, _client, _values, before) => modeOf(before),
+  example: { inputs: (n) => ({ secondaryId: nth("dr", n) }) },
 });
 
 /** Revokes the secondary `secondaryId` on the primary; it disconnects until given a new token. */

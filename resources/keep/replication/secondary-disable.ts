@@ -10,7 +10,6 @@ import { clusterShape, transition } from "./common";
 
 export const secondaryDisableSpec = transition({
   type: "ReplicationSecondaryDisable",
-  example: { inputs: () => ({ acceptDisconnection: true, cluster: "dr" }) },
   description: "Disables performance replication on a secondary (an operation)",
   inputs: z.object({
     /**
@@ -31,6 +30,7 @@ export const secondaryDisableSpec = transition({
   holds: (status) => (status.mode === "disabled" ? "replication is already disabled" : undefined),
   request: () => ({ row: replication.disableSecondary, body: {} }),
   after: async () => ({ mode: "disabled", clusterId: "" }),
+  example: { inputs: () => ({ acceptDisconnection: true, cluster: "dr" }) },
 });
 
 /** Disables replication on the secondary; it stops receiving from its primary. */

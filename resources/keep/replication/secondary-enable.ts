@@ -55,7 +55,6 @@ const tokenText = (token: unknown) => (typeof token === "string" ? token : "");
 
 export const secondaryEnableSpec = transition({
   type: "ReplicationSecondaryEnable",
-  example: { inputs: () => ({ token: { fromConfig: "app:secret" }, acceptDataWipe: true, cluster: "dr" }) },
   description: "Enables performance replication on a cluster as a secondary of the primary that issued the token (an operation)",
   inputs: z.object({
     /**
@@ -95,6 +94,7 @@ export const secondaryEnableSpec = transition({
     const status = await waitForStreaming(client, values.cluster, values.waitSeconds);
     return { mode: status.mode, clusterId: status.cluster_id, ...streamOf(status) };
   },
+  example: { inputs: () => ({ token: { fromConfig: "app:secret" }, acceptDataWipe: true, cluster: "dr" }) },
 });
 
 /**

@@ -11,7 +11,6 @@ import { clusterShape, modeOf, transition } from "./common";
 
 export const secondaryPromoteSpec = transition({
   type: "ReplicationSecondaryPromote",
-  example: { inputs: () => ({ force: true, acceptDataLoss: true, cluster: "dr" }) },
   description: "Promotes a performance secondary to the primary (an operation)",
   inputs: z.object({
     /** Cluster address the new primary gives its secondaries; the configured one when left out. */
@@ -37,6 +36,7 @@ export const secondaryPromoteSpec = transition({
     body: { ...(values.primaryClusterAddr ? { primary_cluster_addr: values.primaryClusterAddr } : {}), force: values.force },
   }),
   after: async (_ctx, _client, _values, before) => ({ ...modeOf(before), mode: "primary" }),
+  example: { inputs: () => ({ force: true, acceptDataLoss: true, cluster: "dr" }) },
 });
 
 /** Promotes the secondary to the primary of its replication set. */

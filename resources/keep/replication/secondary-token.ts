@@ -41,7 +41,6 @@ const outputs = z.object({
 export const secondaryTokenSpec = operationSpec({
   module: "keep",
   type: "ReplicationSecondaryToken",
-  example: { inputs: (n) => ({ secondaryId: nth("dr", n), ttl: "30m", revokeOnDestroy: true }) },
   description: "Issues an activation token for a performance secondary on the primary (an operation)",
   inputs,
   computed: outputs,
@@ -79,6 +78,7 @@ export const secondaryTokenSpec = operationSpec({
       await client.send(replication.revokeSecondary, { body: { id: String(state.secondaryId) } });
     },
   },
+  example: { inputs: (n) => ({ secondaryId: nth("dr", n), ttl: "30m", revokeOnDestroy: true }) },
 });
 
 /**

@@ -19,7 +19,6 @@ const tokenText = (token: unknown) => (typeof token === "string" ? token : "");
 
 export const updatePrimarySpec = transition({
   type: "ReplicationUpdatePrimary",
-  example: { inputs: () => ({ token: { fromEnv: "APP_SECRET" }, cluster: "dr" }) },
   description: "Points a performance secondary at a new primary with a new activation token, or forgets its primary (an operation)",
   inputs: z
     .object({
@@ -58,6 +57,7 @@ export const updatePrimarySpec = transition({
     const status = await waitForStreaming(client, values.cluster, values.waitSeconds);
     return { mode: status.mode, clusterId: status.cluster_id, ...streamOf(status) };
   },
+  example: { inputs: () => ({ token: { fromEnv: "APP_SECRET" }, cluster: "dr" }) },
 });
 
 /** Points the secondary at a new primary (no wipe), or forgets its primary (a blank token with `forgetPrimary`). */

@@ -129,7 +129,6 @@ const naturalId = (v: Inputs) => keepId(v, `${v.destinationType}/${v.destination
 export const associationSpec = resourceSpec({
   module: "keep",
   type: "SyncAssociation",
-  example: { inputs: (n) => ({ destinationType: "cloudA-sm" as const, destinationName: nth("cloud-a", n), mount: "secret", secretName: nth("app/db", n) }) },
   description: "A secret synced to a sync destination",
   references: {
     destinationName: {
@@ -190,6 +189,7 @@ export const associationSpec = resourceSpec({
       secrets.map((s) => `${destination.replace(/\/$/, "")}/${s.mount.replace(/^\/+|\/+$/g, "")}/${s.secret_path}`),
     );
   },
+  example: { inputs: (n) => ({ destinationType: "cloudA-sm" as const, destinationName: nth("cloud-a", n), mount: "secret", secretName: nth("app/db", n) }) },
 });
 
 /**

@@ -8,10 +8,6 @@ import { nth } from "../../../provider/spec";
 
 export const cloudASmDestinationSpec = destinationSpec({
   type: "SyncCloudASmDestination",
-  example: {
-    inputs: (n) => ({ name: nth("cloud-a", n), region: "us-east-1", accessKeyId: "AKIAEXAMPLE", secretAccessKey: { fromConfig: "app:secret" } }),
-    change: { region: "eu-west-1" },
-  },
   destinationType: "cloudA-sm",
   description: "A sync destination of type cloudA-sm",
   parameters: {
@@ -31,6 +27,10 @@ export const cloudASmDestinationSpec = destinationSpec({
     granularity: granularityInput("secret-path"),
   },
   sensitive: ["accessKeyId", "secretAccessKey"],
+  example: {
+    inputs: (n) => ({ name: nth("cloud-a", n), region: "us-east-1", accessKeyId: "AKIAEXAMPLE", secretAccessKey: { fromConfig: "app:secret" } }),
+    change: { region: "eu-west-1" },
+  },
 });
 
 /** A sync destination of type cloudA-sm. ID: `cloudA-sm/<name>`, or `<namespace>:cloudA-sm/<name>`. */

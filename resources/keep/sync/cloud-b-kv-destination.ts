@@ -8,10 +8,6 @@ import { nth } from "../../../provider/spec";
 
 export const cloudBKvDestinationSpec = destinationSpec({
   type: "SyncCloudBKvDestination",
-  example: {
-    inputs: (n) => ({ name: nth("cloud-b", n), keyVaultUri: "https://vault.example.net", clientId: "client", clientSecret: { fromEnv: "APP_SECRET" }, tenantId: "tenant" }),
-    change: { clientId: "client-2" },
-  },
   destinationType: "cloudB-kv",
   description: "A sync destination of type cloudB-kv",
   parameters: {
@@ -31,6 +27,10 @@ export const cloudBKvDestinationSpec = destinationSpec({
     granularity: granularityInput("secret-path"),
   },
   sensitive: ["clientSecret"],
+  example: {
+    inputs: (n) => ({ name: nth("cloud-b", n), keyVaultUri: "https://vault.example.net", clientId: "client", clientSecret: { fromEnv: "APP_SECRET" }, tenantId: "tenant" }),
+    change: { clientId: "client-2" },
+  },
 });
 
 /** A sync destination of type cloudB-kv. ID: `cloudB-kv/<name>`, or `<namespace>:cloudB-kv/<name>`. */

@@ -20,7 +20,6 @@ function credentialsProblem(value: unknown): string | undefined {
 
 export const cloudCSmDestinationSpec = destinationSpec({
   type: "SyncCloudCSmDestination",
-  example: { inputs: (n) => ({ name: nth("cloud-c", n), credentials: { fromConfig: "app:secret" }, projectId: "project-1" }), change: { projectId: "project-2" } },
   destinationType: "cloudC-sm",
   description: "A sync destination of type cloudC-sm",
   parameters: {
@@ -41,6 +40,7 @@ export const cloudCSmDestinationSpec = destinationSpec({
     const problem = credentialsProblem(inputs.credentials);
     return problem ? [{ path: ["credentials"], message: problem }] : [];
   },
+  example: { inputs: (n) => ({ name: nth("cloud-c", n), credentials: { fromConfig: "app:secret" }, projectId: "project-1" }), change: { projectId: "project-2" } },
 });
 
 /** A sync destination of type cloudC-sm. ID: `cloudC-sm/<name>`, or `<namespace>:cloudC-sm/<name>`. */

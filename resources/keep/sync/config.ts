@@ -16,12 +16,12 @@ const inputs = z.object({
 
 export const configSpec = keepObject({
   type: "SyncConfig",
-  example: { inputs: () => ({ disabled: false, queueCapacity: 5000 }), change: { queueCapacity: 6000 } },
   description: "The secret sync configuration",
   rows: syncObjects.config,
   id: "sync-config",
   inputs,
   singleton: { restore: { ...SYNC_CONFIG_DEFAULTS } },
+  example: { inputs: () => ({ disabled: false, queueCapacity: 5000 }), change: { queueCapacity: 6000 } },
 });
 
 /**

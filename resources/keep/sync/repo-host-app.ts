@@ -31,7 +31,6 @@ const inputs = z.object({
 
 const base = keepObject({
   type: "SyncRepoHostApp",
-  example: { inputs: (n) => ({ name: nth("app", n), appId: "12345", privateKey: { fromConfig: "app:secret" } }), change: { appId: "54321" } },
   description: "A custom repository-host application for sync",
   rows: syncObjects.repoHostApp,
   inputs,
@@ -42,6 +41,7 @@ const base = keepObject({
     fingerprint: z.string(),
   }),
   computedOf: (answer) => ({ fingerprint: String(answer.fingerprint ?? "") }),
+  example: { inputs: (n) => ({ name: nth("app", n), appId: "12345", privateKey: { fromConfig: "app:secret" } }), change: { appId: "54321" } },
 });
 
 /** The declared key's fingerprint, when the key can be had here (a value, or a reference that resolves). */

@@ -9,10 +9,6 @@ import { nth } from "../../../provider/spec";
 
 export const repoHostDestinationSpec = destinationSpec({
   type: "SyncRepoHostDestination",
-  example: {
-    inputs: (n) => ({ name: nth("repo", n), accessToken: { fromConfig: "app:secret" }, repositoryOwner: "acme", repositoryName: nth("app", n) }),
-    change: { repositoryName: "app-renamed" },
-  },
   destinationType: "repohost",
   description: "A sync destination of type repohost",
   parameters: {
@@ -36,6 +32,10 @@ export const repoHostDestinationSpec = destinationSpec({
     if (!given("accessToken") && !given("appName")) issues.push({ path: ["accessToken"], message: "or appName is required: the destination needs a token or a custom application" });
     if (given("appName") && !isUnknown(inputs.appName) && !given("installationId")) issues.push({ path: ["installationId"], message: "is required when appName is used" });
     return issues;
+  },
+  example: {
+    inputs: (n) => ({ name: nth("repo", n), accessToken: { fromConfig: "app:secret" }, repositoryOwner: "acme", repositoryName: nth("app", n) }),
+    change: { repositoryName: "app-renamed" },
   },
 });
 

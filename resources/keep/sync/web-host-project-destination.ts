@@ -10,10 +10,6 @@ export const DEPLOYMENT_ENVIRONMENTS = ["development", "preview", "production"] 
 
 export const webHostProjectDestinationSpec = destinationSpec({
   type: "SyncWebHostProjectDestination",
-  example: {
-    inputs: (n) => ({ name: nth("web", n), accessToken: { fromConfig: "app:secret" }, projectId: nth("prj_1", n), deploymentEnvironments: ["production" as const] }),
-    change: { deploymentEnvironments: ["production", "preview"] },
-  },
   destinationType: "webhost-project",
   description: "A sync destination of type webhost-project",
   parameters: {
@@ -31,6 +27,10 @@ export const webHostProjectDestinationSpec = destinationSpec({
     granularity: granularityInput("secret-key"),
   },
   sensitive: ["accessToken"],
+  example: {
+    inputs: (n) => ({ name: nth("web", n), accessToken: { fromConfig: "app:secret" }, projectId: nth("prj_1", n), deploymentEnvironments: ["production" as const] }),
+    change: { deploymentEnvironments: ["production", "preview"] },
+  },
 });
 
 /** A sync destination of type webhost-project. ID: `webhost-project/<name>`, or `<namespace>:webhost-project/<name>`. */

@@ -24,12 +24,12 @@ const inputs = z.object({
 
 export const alphabetSpec = keepObject({
   type: "TransformAlphabet",
-  example: { inputs: (n) => ({ name: nth("hex", n), alphabet: "0123456789abcdef" }), change: { alphabet: "0123456789ABCDEF" } },
   description: "An alphabet of the transform engine",
   rows: transformObjects.alphabet,
   id: "{mount*}/alphabet/{name*}",
   inputs,
   builtIn: builtInOf("alphabet"),
+  example: { inputs: (n) => ({ name: nth("hex", n), alphabet: "0123456789abcdef" }), change: { alphabet: "0123456789ABCDEF" } },
 });
 
 /** An alphabet of the transform engine. ID: `<mount>/alphabet/<name>`, or `<namespace>:<mount>/alphabet/<name>`. */

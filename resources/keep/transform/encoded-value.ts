@@ -40,7 +40,6 @@ const inputs = z.object({
 export const encodedValueSpec = operationSpec({
   module: "keep",
   type: "TransformEncodedValue",
-  example: { inputs: () => ({ role: "payments", value: "4111-1111-1111-1111", transformation: "card-fpe" }) },
   description: "A value encoded once through the transform engine (an operation)",
   inputs,
   computed: z.object({
@@ -70,6 +69,7 @@ export const encodedValueSpec = operationSpec({
     );
     return { encodedValue: result.encodedValue, ...(result.tweak ? { tweak: result.tweak } : {}) };
   },
+  example: { inputs: () => ({ role: "payments", value: "4111-1111-1111-1111", transformation: "card-fpe" }) },
 });
 
 /** A value encoded once and kept (`encodedValue`, secret); a change of an input or `triggers` encodes again. */

@@ -20,13 +20,13 @@ const inputs = z.object({
 
 export const roleSpec = keepObject({
   type: "TransformRole",
-  example: { inputs: (n) => ({ name: nth("payments", n), transformations: [nth("card-fpe", n)] }), change: { transformations: ["card-fpe", "ssn"] } },
   description: "A role of the transform engine",
   rows: transformObjects.role,
   id: "{mount*}/role/{name}",
   inputs,
   normalize: { transformations: (names) => [...names].sort() },
   references: { transformations: { types: ["keep:TransformTransformation"], id: (name, v) => keepId(v, `${v.mount}/transformation/${name}`) } },
+  example: { inputs: (n) => ({ name: nth("payments", n), transformations: [nth("card-fpe", n)] }), change: { transformations: ["card-fpe", "ssn"] } },
 });
 
 /** A role of the transform engine. ID: `<mount>/role/<name>`. */

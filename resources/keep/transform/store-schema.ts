@@ -31,7 +31,6 @@ const inputs = z.object({
 export const storeSchemaSpec = operationSpec({
   module: "keep",
   type: "TransformStoreSchema",
-  example: { inputs: (n) => ({ store: nth("tokens", n), username: "admin", password: { fromEnv: "APP_SECRET" } }) },
   description: "Creates the tables of a transform store (an operation)",
   inputs,
   computed: z.object({}),
@@ -43,6 +42,7 @@ export const storeSchemaSpec = operationSpec({
     await keepClientOf(ctx, values).send(transform.storeSchema, { params: values, body, options: scopeOptions(values) });
     return {};
   },
+  example: { inputs: (n) => ({ store: nth("tokens", n), username: "admin", password: { fromEnv: "APP_SECRET" } }) },
 });
 
 /** Creates a transform store's tables (`stores/<name>/schema`); `triggers` runs it again. */

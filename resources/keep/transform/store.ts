@@ -54,16 +54,6 @@ const inputs = z
 
 export const storeSpec = keepObject({
   type: "TransformStore",
-  example: {
-    inputs: (n) => ({
-      name: nth("tokens", n),
-      driver: "postgres" as const,
-      connectionString: "postgresql://{{username}}:{{password}}@127.0.0.1:5432/tokens",
-      username: "store",
-      password: { fromConfig: "app:secret" },
-    }),
-    change: { maxOpenConnections: 8 },
-  },
   description: "A SQL store of the transform engine's tokens",
   rows: transformObjects.store,
   id: "{mount*}/stores/{name*}",
@@ -81,6 +71,16 @@ export const storeSpec = keepObject({
   secretInputs: ["password"],
   normalize: { maxConnectionLifetime: normalizeDuration },
   builtIn: builtInOf("store"),
+  example: {
+    inputs: (n) => ({
+      name: nth("tokens", n),
+      driver: "postgres" as const,
+      connectionString: "postgresql://{{username}}:{{password}}@127.0.0.1:5432/tokens",
+      username: "store",
+      password: { fromConfig: "app:secret" },
+    }),
+    change: { maxOpenConnections: 8 },
+  },
 });
 
 /** A SQL store of the transform engine. ID: `<mount>/stores/<name>`. */

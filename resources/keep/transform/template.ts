@@ -60,10 +60,6 @@ const inputs = z
 
 export const templateSpec = keepObject({
   type: "TransformTemplate",
-  example: {
-    inputs: (n) => ({ name: nth("card", n), pattern: "(\\d{4})-(\\d{4})-(\\d{4})-(\\d{4})", alphabet: "builtin/numeric" }),
-    change: { pattern: "(\\d{4})[- ](\\d{4})[- ](\\d{4})[- ](\\d{4})" },
-  },
   description: "A template of the transform engine",
   rows: transformObjects.template,
   id: "{mount*}/template/{name*}",
@@ -72,6 +68,10 @@ export const templateSpec = keepObject({
   references: { alphabet: { types: ["keep:TransformAlphabet"], id: (name, v) => keepId(v, `${v.mount}/alphabet/${name}`) } },
   // The service reports an empty alphabet and formats where none were declared.
   serviceDefaults: { alphabet: "", encodeFormat: "", decodeFormats: {} },
+  example: {
+    inputs: (n) => ({ name: nth("card", n), pattern: "(\\d{4})-(\\d{4})-(\\d{4})-(\\d{4})", alphabet: "builtin/numeric" }),
+    change: { pattern: "(\\d{4})[- ](\\d{4})[- ](\\d{4})[- ](\\d{4})" },
+  },
 });
 
 /** A template of the transform engine. ID: `<mount>/template/<name>`. */

@@ -81,7 +81,6 @@ const inputs = z
 
 export const transformationSpec = keepObject({
   type: "TransformTransformation",
-  example: { inputs: (n) => ({ name: nth("card-fpe", n), type: "fpe" as const, template: "builtin/creditcardnumber" }), change: { allowedRoles: ["payments"] } },
   description: "A transformation of the transform engine (FPE, masking or tokenization)",
   rows: transformObjects.transformation,
   id: "{mount*}/transformation/{name}",
@@ -106,6 +105,7 @@ export const transformationSpec = keepObject({
   onWrite(ctx, values, olds) {
     if (values.mappingMode === "exportable" && olds?.mappingMode !== "exportable") ctx.warn(`keep:TransformTransformation "${values.name}": ${EXPORTABLE_WARNING}`);
   },
+  example: { inputs: (n) => ({ name: nth("card-fpe", n), type: "fpe" as const, template: "builtin/creditcardnumber" }), change: { allowedRoles: ["payments"] } },
 });
 
 /** The read answers `templates` (a list) for the written `template`; only the type's own parameters are part of it. */
