@@ -1,18 +1,24 @@
 /**
- * The harness at scale: a program of N resources (policies and key-value secrets, half each) run
- * through the harness against the local emulator (a test double): up, refresh, destroy. Each N runs
- * in a process of its own, so its peak resident memory is the program's (the provider host and the
- * emulator are other processes); the times of refresh and destroy are compared with the smallest N's.
+ * The harness at scale: a program like a platform team's, N resources run through the harness
+ * against the local emulator (a test double): ACL policies and key-value secrets with secret data
+ * (nine in ten), and RGP and EGP policies, transform alphabets, workspaces and mesh partitions, each
+ * declared from its spec's example. One process runs its whole life: preview, up, a second preview,
+ * refresh, destroy. Each N runs in a process of its own, so its peak resident memory is the
+ * program's (the provider host and the emulator are other processes); each phase's time is compared
+ * with the smallest N's.
  */
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { startKeepEmulator } from "keepstack-emulator";
+import { startEmulator } from "keepstack-emulator";
+
+/** The phases of the program's life, in order. */
+export const SCALE_PHASES = ["preview", "up", "previewAgain", "refresh", "destroy"] as const;
+export type ScalePhase = (typeof SCALE_PHASES)[number];
 
 export interface ScaleRun {
   resources: number;
-  upSeconds: number;
-  refreshSeconds: number;
-  destroySeconds: number;
+  /** Seconds of each phase. */
+  seconds: Record<ScalePhase, number>;
   /** Peak resident memory of the program's process (the harness, the SDK's runtime, the program). */
   peakRssMB: number;
 }
@@ -21,12 +27,14 @@ export interface ScaleBenchResult {
   /** The Node.js the programs ran on: V8's collector, and so the peak, differs between versions. */
   node: string;
   runs: ScaleRun[];
-  /** Each run's refresh and destroy time over the first run's, beside the ratio of their sizes. */
-  ratios: { resources: number; sizeRatio: number; refresh: number; destroy: number; up: number }[];
+  /** Each run's phase times over the first run's, beside the ratio of their sizes. */
+  ratios: { resources: number; sizeRatio: number; phases: Record<ScalePhase, number> }[];
 }
 
 const exampleDir = path.join(__dirname, "..", "..", "examples", "quickstart");
-const POLICY = 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n';
+
+/** Of every 20 resources: 9 ACL policies, 9 key-value secrets, then one of each other kind in turn. */
+const MIX = ["keep.RgpPolicy", "keep.EgpPolicy", "keep.transform.Alphabet", "workspaces.Workspace", "mesh.Partition"] as const;
 
 /** Seconds `work` took. */
 export async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -35,36 +43,47 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-/** The child: runs the program of `count` resources against the emulator its environment names. */
-async function runProgram(count: number, address: string, token: string): Promise<ScaleRun> {
+/** The child: runs the program of `count` resources against the services its settings name. */
+async function runProgram(count: number, config: Record<string, string>): Promise<ScaleRun> {
   const { Engine } = await import("../harness/engine");
-  const { keep } = await import("../index");
-  const engine = new Engine({
-    project: "keepstack-scale",
-    cwd: exampleDir,
-    config: { "keep:address": address, "keep:token": token },
-    secretConfig: ["keep:token"],
-  });
+  const pulumi = await import("@pulumi/pulumi");
+  const pkg = await import("../index");
+  const { specsByClass } = await import("../resources/all-specs");
+  /** The class at an export path (`keep.kv.Secret`) and its spec's n-th example. */
+  const declare = (classPath: keyof typeof specsByClass, name: string, n: number, wrap = (inputs: Record<string, unknown>) => inputs) => {
+    const Class = classPath.split(".").reduce<any>((ns, key) => ns[key], pkg); // eslint-disable-line @typescript-eslint/no-explicit-any
+    new Class(name, wrap(specsByClass[classPath].example!.inputs(n) as Record<string, unknown>));
+  };
+  const engine = new Engine({ project: "keepstack-scale", cwd: exampleDir, config, secretConfig: ["keep:token", "workspaces:token", "mesh:token"] });
   const program = () => {
     for (let i = 0; i < count; i++) {
-      if (i % 2 === 0) new keep.AclPolicy(`policy-${i}`, { name: `scale-${i}`, policy: POLICY });
-      else new keep.kv.Secret(`secret-${i}`, { path: `scale/${i}`, data: { user: "app", n: String(i) } });
+      const slot = i % 20;
+      if (slot < 9) declare("keep.AclPolicy", `acl-${i}`, i);
+      else if (slot < 18) declare("keep.kv.Secret", `kv-${i}`, i, (inputs) => ({ ...inputs, data: pulumi.secret(inputs.data) }));
+      else {
+        // The two other resources of each twenty, numbered on: the kinds of MIX in turn.
+        const classPath = MIX[(Math.floor(i / 20) * 2 + slot - 18) % MIX.length];
+        declare(classPath, `${classPath}-${i}`, i);
+      }
     }
   };
+  const seconds = {} as Record<ScalePhase, number>;
   try {
-    const upSeconds = await timed(() => engine.up(program));
-    const refreshSeconds = await timed(() => engine.refresh());
-    const destroySeconds = await timed(() => engine.destroy());
-    return { resources: count, upSeconds, refreshSeconds, destroySeconds, peakRssMB: process.resourceUsage().maxRSS / 1024 };
+    seconds.preview = await timed(() => engine.preview(program));
+    seconds.up = await timed(() => engine.up(program));
+    seconds.previewAgain = await timed(() => engine.preview(program));
+    seconds.refresh = await timed(() => engine.refresh());
+    seconds.destroy = await timed(() => engine.destroy());
+    return { resources: count, seconds, peakRssMB: process.resourceUsage().maxRSS / 1024 };
   } finally {
     await engine.close();
   }
 }
 
-function runChild(count: number, address: string, token: string): Promise<ScaleRun> {
+function runChild(count: number, config: Record<string, string>): Promise<ScaleRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [__filename, String(count)], {
-      env: { ...process.env, KEEPSTACK_SCALE_ADDRESS: address, KEEPSTACK_SCALE_TOKEN: token },
+      env: { ...process.env, KEEPSTACK_SCALE_CONFIG: JSON.stringify(config) },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -79,10 +98,19 @@ function runChild(count: number, address: string, token: string): Promise<ScaleR
 
 export async function runScaleBench(options: { counts: number[] }): Promise<ScaleBenchResult> {
   // The emulator runs in this process, each program in a child: a child's peak is the program's alone.
-  const emu = await startKeepEmulator();
+  const emu = await startEmulator();
+  const config = {
+    "keep:address": emu.keep.url,
+    "keep:token": emu.keep.rootToken,
+    "workspaces:address": emu.workspaces.url,
+    "workspaces:token": emu.workspaces.tokens.user,
+    "workspaces:organization": emu.workspaces.organization,
+    "mesh:address": emu.mesh.url,
+    "mesh:token": emu.mesh.rootToken,
+  };
   const runs: ScaleRun[] = [];
   try {
-    for (const count of options.counts) runs.push(await runChild(count, emu.url, emu.rootToken));
+    for (const count of options.counts) runs.push(await runChild(count, config));
   } finally {
     await emu.close();
   }
@@ -90,9 +118,7 @@ export async function runScaleBench(options: { counts: number[] }): Promise<Scal
   const ratios = runs.slice(1).map((r) => ({
     resources: r.resources,
     sizeRatio: r.resources / first.resources,
-    up: r.upSeconds / first.upSeconds,
-    refresh: r.refreshSeconds / first.refreshSeconds,
-    destroy: r.destroySeconds / first.destroySeconds,
+    phases: Object.fromEntries(SCALE_PHASES.map((p) => [p, r.seconds[p] / first.seconds[p]])) as Record<ScalePhase, number>,
   }));
   return { node: process.version, runs, ratios };
 }
@@ -102,18 +128,20 @@ export function describeScaleBench(result: ScaleBenchResult): string[] {
   lines.push(...result.runs.map(
     (r) =>
       `scale ${String(r.resources).padStart(6)} resources: peak RSS ${r.peakRssMB.toFixed(0)} MB (target <= 1000 at 5,000); ` +
-      `up ${r.upSeconds.toFixed(1)} s, refresh ${r.refreshSeconds.toFixed(1)} s, destroy ${r.destroySeconds.toFixed(1)} s`,
+      SCALE_PHASES.map((p) => `${p} ${r.seconds[p].toFixed(1)} s`).join(", "),
   ));
   for (const q of result.ratios) {
     lines.push(
-      `scale ${q.resources} over ${result.runs[0].resources} (${q.sizeRatio}× the resources): up ${q.up.toFixed(2)}×, refresh ${q.refresh.toFixed(2)}×, destroy ${q.destroy.toFixed(2)}× (target <= 5.5 at 5×)`,
+      `scale ${q.resources} over ${result.runs[0].resources} (${q.sizeRatio}× the resources): ` +
+        SCALE_PHASES.map((p) => `${p} ${q.phases[p].toFixed(2)}×`).join(", ") +
+        " (target <= 5.5 at 5×)",
     );
   }
   return lines;
 }
 
 if (require.main === module) {
-  runProgram(Number(process.argv[2]), process.env.KEEPSTACK_SCALE_ADDRESS ?? "", process.env.KEEPSTACK_SCALE_TOKEN ?? "")
+  runProgram(Number(process.argv[2]), JSON.parse(process.env.KEEPSTACK_SCALE_CONFIG ?? "{}"))
     .then((run) => {
       console.log(JSON.stringify(run));
       process.exit(0);
