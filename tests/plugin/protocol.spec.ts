@@ -13,24 +13,15 @@ import { pluginExecutable, ProviderHost } from "../../harness/provider-host";
 import { SECRET_SIG, SIG_KEY } from "../../provider/plugin/values";
 import { UNKNOWN } from "../../provider/unknowns";
 import { sdkModules } from "../../provider/plugin/sdk";
+import { processGone } from "../support/process-exit";
 
 const root = path.join(__dirname, "..", "..");
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version as string;
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const urnOf = (type: string, name = "x") => `urn:pulumi:dev::protocol::${type}::${name}`;
 
-/** Waits (polling, up to 30 s) until the process is gone. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
+/** Waits (up to 30 s) until the process is gone. */
+const gone = (pid: number) => processGone(pid, 30);
 
 describe("started as the engine starts it", () => {
   test.each([

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { processGone } from "./process-exit";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pulumiCli, required } = require("./real-engine-cli") as {
   pulumiCli(): { bin?: string; dir?: string; version?: string; problem?: string };
@@ -115,19 +116,11 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
 
 /**
  * Sends SIGTERM to a detached process (an emulator) and waits until it is gone: it writes its caches
- * as it exits, and the run's folder is removed after the last test. Polls for at most ten seconds.
+ * as it exits, and the run's folder is removed after the last test.
  */
-export async function stopProcess(pid: number): Promise<boolean> {
+export function stopProcess(pid: number): Promise<boolean> {
   process.kill(pid, "SIGTERM");
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
+  return processGone(pid);
 }
 
 /** The environment of this process without the services' settings and Pulumi's own, so only what a test gives counts. */
