@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Emulator, startEmulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
-import { ENGINE_TIMEOUT, packedTarball, Project, repoRoot, run } from "../support/real-engine";
+import { ENGINE_TIMEOUT, packedEmulatorTarball, packedTarball, Project, repoRoot, run } from "../support/real-engine";
 import { pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 let emu: Emulator;
@@ -16,10 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu?.close());
 
-/** Points a package.json's `pulumi-keepstack` at the packed file: the package is not published. */
+/** Points a package.json's packages of this repository at their packed files: they are not published. */
 async function usePackedPackage(file: string): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
   manifest.dependencies["pulumi-keepstack"] = `file:${await packedTarball()}`;
+  if (manifest.devDependencies?.["keepstack-emulator"]) manifest.devDependencies["keepstack-emulator"] = `file:${await packedEmulatorTarball()}`;
   fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
@@ -67,7 +68,7 @@ test(
 test(
   "examples/ci/README.md: the example's pack set up and run as the README says; the program passes it",
   async () => {
-    const project = await Project.create({ name: "keepstack-ci", runtime: "nodejs", from: path.join(repoRoot, "examples", "ci"), node: "typescript" });
+    const project = await Project.create({ name: "keepstack-ci", runtime: "nodejs", from: path.join(repoRoot, "examples", "ci"), node: "program-tests" });
     for (const file of ["package.json", "policy/package.json"]) await usePackedPackage(path.join(project.dir, file));
     await project.stack("dev", { "keep:address": emu.keep.url, "keep:token": emu.keep.rootToken }, ["keep:token"]);
     const readme = fs.readFileSync(path.join(repoRoot, "examples", "ci", "README.md"), "utf8");
