@@ -10,7 +10,7 @@ export const EMULATOR_PACKAGE = "keepstack-emulator";
 /** How to install and start it, for messages. */
 export const EMULATOR_ADVICE = `npm install --save-dev ${EMULATOR_PACKAGE}, then npx ${EMULATOR_PACKAGE} --detach (or require("${EMULATOR_PACKAGE}"))`;
 
-/** Whether `name` resolves from the program's working directory or from this package. */
+/** Where `name` resolves, from the program's working directory first (the project's install), then from this package. */
 export function resolvable(name: string): string | undefined {
   try {
     return require.resolve(name, { paths: [process.cwd(), __dirname] });
@@ -19,9 +19,11 @@ export function resolvable(name: string): string | undefined {
   }
 }
 
-/** Fails with `message` unless the emulator's package can be loaded. */
+/** Fails, naming `what` and the package to install, unless the emulator's package loads from here (where the subpath loads it). */
 export function requireEmulatorPackage(what: string): void {
-  if (!resolvable(EMULATOR_PACKAGE)) {
+  try {
+    require.resolve(EMULATOR_PACKAGE);
+  } catch {
     throw new Error(`${what} is not part of pulumi-keepstack any more: the emulator is the package ${EMULATOR_PACKAGE}. Install it: ${EMULATOR_ADVICE}`);
   }
 }

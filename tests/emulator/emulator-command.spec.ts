@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { processGone } from "../support/process-exit";
 
 /** The command as the emulator's package names it (`bin` of emulator/package.json). */
 const command = path.join(__dirname, "..", "..", "emulator", "bin", "keepstack-emulator.js");
@@ -161,7 +162,7 @@ describe("keepstack-emulator", () => {
       const pid = Number(/^export KEEPSTACK_EMULATOR_PID=(\d+)$/m.exec(started.stdout)![1]);
       expect(fs.statSync(log).mode & 0o777).toBe(0o600);
       process.kill(pid, "SIGTERM");
-      await waitUntil(() => !alive(pid));
+      expect(await processGone(pid)).toBe(true);
       expect(fs.existsSync(log)).toBe(false);
     } finally {
       taken.close();
@@ -194,7 +195,7 @@ describe("keepstack-emulator", () => {
       expect(fs.readFileSync(vars.KEEPSTACK_EMULATOR_REQUESTS, "utf8")).not.toContain("# r");
     } finally {
       process.kill(pid, "SIGTERM");
-      await waitUntil(() => !alive(pid));
+      expect(await processGone(pid)).toBe(true);
       fs.rmSync(vars.KEEPSTACK_EMULATOR_REQUESTS, { force: true });
     }
   });
@@ -210,7 +211,7 @@ describe("keepstack-emulator", () => {
       expect(started.stdout).toMatch(/^export KEEP_ADDR='http:\/\/127\.0\.0\.1:\d+'$/m);
     } finally {
       process.kill(pid, "SIGTERM");
-      await waitUntil(() => !alive(pid));
+      expect(await processGone(pid)).toBe(true);
     }
   });
 
@@ -220,15 +221,6 @@ describe("keepstack-emulator", () => {
     expect(help.stdout).toContain("--clusters <names>");
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Polls `done` until it holds; the process's exit is the event waited for, not a time. */
 async function waitUntil(done: () => boolean): Promise<void> {

@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { processGone } from "../support/process-exit";
 
 const run = promisify(execFile);
 const repoRoot = path.join(__dirname, "..", "..");
@@ -23,22 +24,13 @@ async function runProgram(name: string): Promise<{ code: number; stdout: string;
 }
 
 describe("the provider host ends with the process that started it, however that process ends", () => {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   test.each(["exit", "kill"])("process %s without engine.close(): no host is left running", async (how) => {
     const result = await runProgram(`leave-${how}`);
     expect(result.code).not.toBe(0);
     const { hostPid } = JSON.parse(result.stdout.trim().split("\n")[0]) as { hostPid: number };
     expect(hostPid).toBeGreaterThan(0);
     // The host sees its lifeline end and exits; give it up to 30 s on a loaded machine.
-    for (let i = 0; i < 300 && alive(hostPid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(hostPid)).toBe(false);
+    expect(await processGone(hostPid, 30)).toBe(true);
   });
 });
 

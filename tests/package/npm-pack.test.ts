@@ -173,13 +173,14 @@ describe("npm pack", () => {
   });
   afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
   const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
-  const versions = () => JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).devDependencies as Record<string, string>;
+  /** The ranges this repository installs, to install the same in the project. */
+  const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+  const versions: Record<string, string> = { ...manifest.dependencies, ...manifest.devDependencies };
   const command = path.join("node_modules", ".bin", "pulumi-keepstack");
 
   test("the product installs into a new Pulumi project with no word of a missing peer and none of the emulator's packages", () => {
-    const v = versions();
     // What `pulumi new typescript` installs, and the package.
-    const said = npmInstall(project, [`./${pack(project)}`, `@pulumi/pulumi@${v["@pulumi/pulumi"] ?? "^3"}`, `typescript@${v.typescript}`, `@types/node@${v["@types/node"]}`]);
+    const said = npmInstall(project, [`./${pack(project)}`, `@pulumi/pulumi@${versions["@pulumi/pulumi"]}`, `typescript@${versions.typescript}`, `@types/node@${versions["@types/node"]}`]);
     expect(said.split("\n").filter((line) => /peer/i.test(line))).toEqual([]);
     expect(EMULATOR_ONLY.filter((name) => fs.existsSync(path.join(project, "node_modules", name)))).toEqual([]);
   }, 300_000);
@@ -200,7 +201,7 @@ describe("npm pack", () => {
   });
 
   test("with the emulator installed for the program's tests, its command starts it detached and the old names hand on to it", async () => {
-    npmInstall(project, ["--save-dev", `./${pack(project, "emulator")}`, `@pulumi/policy@${versions()["@pulumi/policy"]}`]);
+    npmInstall(project, ["--save-dev", `./${pack(project, "emulator")}`, `@pulumi/policy@${versions["@pulumi/policy"]}`]);
     const same = node(["-e", 'console.log(require("pulumi-keepstack/emulator").startEmulator === require("keepstack-emulator").startEmulator)']);
     expect([same.stderr, same.stdout.trim()]).toEqual(["", "true"]);
     expect(node([command, "emulator", "--help"]).stdout).toContain("Usage: pulumi-keepstack emulator [options]");
