@@ -107,7 +107,7 @@ export interface StateResource {
   ignoreChanges?: string[];
   /**
    * An object a replacement left behind because its delete failed: kept, marked, and deleted again
-   * by the next `up` (before anything else) and by `destroy`, as the engine keeps it.
+   * by the next `up` (after the program's steps) and by `destroy`, as the engine keeps it.
    */
   pendingDelete?: boolean;
 }
@@ -559,10 +559,6 @@ export class Engine {
     const steps: Step[] = [];
     const errors: string[] = [];
     const mark = this.diagnosticsMark();
-    // Objects earlier replacements left behind go first, as the engine deletes them first.
-    const leftBehind = [...this.state.values()].filter((r) => r.pendingDelete);
-    if (mode === "preview") leftBehind.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, pendingDelete: true }));
-    else errors.push(...(await this.deleteAll(leftBehind, steps)));
     const registered = new Set<string>();
     let registeredStackOutputs: Props = {};
     const pending: Promise<unknown>[] = [];
@@ -753,15 +749,17 @@ export class Engine {
       await stopCatching();
     }
 
-    // Objects in state that the program no longer declares are deleted, dependents first.
+    // Objects in state that the program no longer declares are deleted, dependents first, and so are
+    // the objects earlier replacements left behind (which a preview does not show).
     if (!errors.length) {
       const gone = [...this.state.values()].filter((r) => !registered.has(r.urn) && !r.pendingDelete);
       for (const r of gone) if (r.external && !preview) this.state.delete(r.urn);
       const managed = gone.filter((r) => !r.external);
+      const leftBehind = [...this.state.values()].filter((r) => r.pendingDelete);
       const guarded = managed.filter((r) => r.protect);
       if (preview && guarded.length) errors.push(...guarded.map((r) => `${r.urn}: cannot delete a protected resource: set protect: false and run up first, or remove it from the state`));
       else if (preview) managed.forEach((r) => steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name }));
-      else errors.push(...(await this.deleteAll(managed, steps)));
+      else errors.push(...(await this.deleteAll([...managed, ...leftBehind], steps)));
     }
     if (errors.length) throw new EngineError(errors, steps);
     return { steps, outputs: stripSecrets(outputs), secretOutputs: secretKeysOf(registeredStackOutputs), diagnostics: this.diagnosticsSince(mark) };

@@ -2,11 +2,12 @@
  * The flows users meet after their first run, through both doors in one TypeScript program (the
  * dynamic resources of `pulumi-keepstack` beside the SDK `pulumi package add` generates), run by
  * the real CLI: resource options (protect, retainOnDelete, deleteBeforeReplace, ignoreChanges,
- * replaceOnChanges), renaming an adopted object, the `import` option with inputs that differ from
- * the object, `up` after a create that failed half-way, and a state that holds no token.
+ * replaceOnChanges), a replaced object whose delete failed (kept, marked, deleted by the next up),
+ * renaming an adopted object, the `import` option with inputs that differ from the object, `up`
+ * after a create that failed half-way, and a state that holds no token.
  */
 import { Emulator, startEmulator } from "keepstack-emulator";
-import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
+import { countSteps, ENGINE_TIMEOUT, eventsOf, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
 import { pluginSettings, typescriptSdkProject } from "./plugin-door";
 
 let emu: Emulator;
@@ -166,6 +167,40 @@ test(
     for (const door of ["dyn", "plug"]) {
       expect(emu.workspaces.findWorkspace(emu.workspaces.organization, `${door}-linked`)?.attributes["vcs-repo"]).toMatchObject({ "github-app-installation-id": installation });
     }
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "a replacement whose old object's delete is refused: the old object stays in the state marked for deletion; the next preview shows no change, the next up deletes it after the program's steps, both doors",
+  async () => {
+    await project.stack("pending-delete", bothDoors(emu).config, bothDoors(emu).secrets);
+    const declare = (suffix: string) => program((door, ns) => `new ${ns}.keep.AclPolicy("${door}-moving", { name: "${door}-${suffix}", policy: ${JSON.stringify(rule("read"))} });`);
+    project.write("index.ts", declare("old"));
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    emu.keep.faults.inject({ times: 2, status: 403, match: /^DELETE \/v1\/sys\/policies\/acl\/(dyn|plug)-old$/ });
+    project.write("index.ts", declare("new"));
+    // Both doors' deletes run: the engine stops at the first failure otherwise.
+    await project.pulumi(["up", "--yes", "--skip-preview", "--continue-on-error"], { expect: "failure" });
+    const moving = (await project.exportStack()).deployment.resources!.filter((r) => r.urn.endsWith("-moving"));
+    const marked = moving.map((r) => [r.id, Boolean((r as { delete?: boolean }).delete)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(marked).toEqual([
+      ["dyn-new", false],
+      ["dyn-old", true],
+      ["plug-new", false],
+      ["plug-old", true],
+    ]);
+    for (const door of ["dyn", "plug"]) expect(emu.keep.getPolicy("acl", `${door}-old`)).toBeDefined();
+    // The engine's preview does not show the deletes it owes (tests/harness/resource-options.test.ts holds the harness to this).
+    expect(planOf(await project.pulumi(["preview", "--json"])).changes).toEqual({});
+    const up = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    const events = (eventsOf(up) as { resOutputsEvent?: { metadata: { op: string; urn: string } } }[]).flatMap((e) => (e.resOutputsEvent?.metadata.urn.endsWith("-moving") ? [e.resOutputsEvent.metadata.op] : []));
+    expect(events).toEqual(["same", "same", "delete-replaced", "delete-replaced"]);
+    for (const door of ["dyn", "plug"]) {
+      expect(emu.keep.getPolicy("acl", `${door}-old`)).toBeUndefined();
+      expect(emu.keep.getPolicy("acl", `${door}-new`)).toBeDefined();
+    }
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
   },
   ENGINE_TIMEOUT,
 );

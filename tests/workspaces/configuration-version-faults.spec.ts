@@ -186,8 +186,8 @@ describe("workspaces.ConfigurationVersion under faults", () => {
 
     const result = await stack.engine.up(program());
     expect(result.steps.map((s) => [s.op, s.pendingDelete ?? false])).toEqual([
-      ["delete", true],
       ["replace", false],
+      ["delete", true],
     ]);
     expect(stack.emu.getConfigurationVersion(old.id)?.status).toBe("archived");
     expect(inState().map((r) => r.id)).toEqual([String(result.outputs.id)]);
