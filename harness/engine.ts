@@ -10,49 +10,23 @@
  * State is kept between runs, so a session reads as preview → up → change → preview → up → refresh
  * → destroy.
  *
- * Secrets follow the engine's rules. The dynamic host does not accept secrets: inputs reach it plain,
- * and an output is secret when an input of the same key was, or when it is listed in
- * `additionalSecretOutputs`. The plugin accepts them: inputs reach it marked, and it marks its outputs.
+ * What the engine decides the harness decides by the rules of engine-rules.ts, each marked where it
+ * applies (`engine rule <name>`); what the engine does that is not there, the harness does not do.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as v8 from "node:v8";
-import * as vm from "node:vm";
 import { CREATE_JOURNAL_ENV } from "../provider/create-journal";
 import { shortTypeOf, TOKEN_PREFIX } from "../provider/spec";
+import { withAdditionalSecrets, invertedDiff, replacingKeys, urnOf, withIgnoredChanges } from "./engine-rules";
 import { DiffResult, InitError, PropertyChange, ProviderHost } from "./provider-host";
-
-/**
- * A session's garbage between its runs: what a run leaves (the SDK's outputs and promises, the
- * protocol's messages) outlives it in V8's old space until a full collection, which V8 puts off while
- * the heap is far below its limit. A 5,000-resource session (preview, up, preview, refresh, destroy)
- * peaked at 1.5 GB of memory with under 200 MB of it live. Before each run, a heap above this size
- * is collected, as jest's leak detector collects it (`--expose-gc` set at run time); the small
- * sessions of the tests never reach it, so they pay nothing.
- */
-const COLLECT_ABOVE_BYTES = 384 * 1024 * 1024;
-let collectGarbage: (() => void) | undefined;
-
-function collectIfLarge(): void {
-  if (process.memoryUsage().heapUsed < COLLECT_ABOVE_BYTES) return;
-  if (!collectGarbage) {
-    v8.setFlagsFromString("--expose-gc");
-    collectGarbage = vm.runInNewContext("gc") as () => void;
-  }
-  collectGarbage();
-}
+import { catchStrayErrors, collectIfLarge, sdkRuntime } from "./sdk-runtime";
+import { containsUnknown, Props, secretKeysOf, stripSecrets, UNKNOWN, withoutProvider, wrapSecrets } from "./wire";
 
 /** The package of the plugin door: its resources' tokens start `keepstack:`, its provider's type is `pulumi:providers:keepstack`. */
 const PLUGIN = "keepstack";
 const PLUGIN_PROVIDER_TYPE = `pulumi:providers:${PLUGIN}`;
-
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-type Props = Record<string, unknown>;
 
 export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "read" | "import";
 
@@ -185,33 +159,6 @@ export interface OperationEvent {
   phase: "start" | "end";
 }
 
-function isSecret(value: unknown): value is { value: unknown } {
-  return !!value && typeof value === "object" && (value as Props)[SECRET_SIG_KEY] === SECRET_SIG;
-}
-
-function containsSecret(value: unknown): boolean {
-  if (isSecret(value)) return true;
-  if (Array.isArray(value)) return value.some(containsSecret);
-  if (value && typeof value === "object") return Object.values(value).some(containsSecret);
-  return false;
-}
-
-/** The plain value, as the engine sends it to a provider that does not accept secrets. */
-function stripSecrets(value: unknown): any {
-  if (isSecret(value)) return stripSecrets(value.value);
-  if (Array.isArray(value)) return value.map(stripSecrets);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripSecrets(v)]));
-  }
-  return value;
-}
-
-function wrapSecrets(props: Props, secretKeys: string[]): Props {
-  const out: Props = { ...props };
-  for (const key of secretKeys) if (key in out) out[key] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[key] };
-  return out;
-}
-
 /** The resources a registration depends on, explicitly or through its inputs. */
 function dependenciesOf(req: any): string[] {
   const deps = new Set<string>(req.getDependenciesList());
@@ -221,18 +168,6 @@ function dependenciesOf(req: any): string[] {
 
 /** The state key of an object a replacement left behind: beside its resource's, never in its place. */
 const pendingDeleteKey = (urn: string, id: string) => `${urn}#pending-delete:${id}`;
-
-function withoutProvider(props: Props): Props {
-  const { __provider: _p, ...rest } = props;
-  return rest;
-}
-
-function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value && typeof value === "object") return Object.values(value).some(containsUnknown);
-  return false;
-}
 
 /** Bounds concurrent provider operations. */
 class Limiter {
@@ -253,63 +188,6 @@ class Limiter {
 
 type Mode = "preview" | "up";
 
-/**
- * Routes uncaught exceptions and unhandled rejections to `fail` until the returned function is
- * called. That function first lets one turn of the event loop pass, so rejections made during the
- * run are reported while the handlers are still in place.
- */
-function catchStrayErrors(fail: (e: unknown) => void): () => Promise<void> {
-  const handler = (e: unknown) => fail(e);
-  process.on("uncaughtException", handler);
-  process.on("unhandledRejection", handler);
-  return async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    process.off("uncaughtException", handler);
-    process.off("unhandledRejection", handler);
-  };
-}
-
-/**
- * The SDK passes every promise it makes through `debuggablePromise`, which stamps it with
- * `new Error().stack`, keeps it in a set and chains two more promises to it, for a leak report it
- * prints when the language host's process exits. The harness runs programs in the caller's process,
- * where that report has no place, and at thousands of resources those stamps were a quarter of a
- * program run's CPU (where source maps are installed) and a sixth of its live heap. Without
- * PULUMI_DEBUG_PROMISE_LEAKS the promise is passed through as it is; with it, untouched.
- */
-function passPromisesThrough(debuggable: { debuggablePromise?: (p: unknown, ctx: unknown) => unknown; debugPromiseLeaks?: boolean }): void {
-  const original = debuggable.debuggablePromise;
-  if (typeof original !== "function" || debuggable.debugPromiseLeaks || (original as { passThrough?: true }).passThrough) return;
-  debuggable.debuggablePromise = Object.assign((p: unknown) => p, { passThrough: true as const });
-}
-
-/**
- * The SDK records where each resource was declared (a full stack, read from `new Error().stack` and
- * parsed frame by frame) for the engine to show. The harness's monitor shows no source positions, and
- * with source maps installed (jest, ts-node) that stack was the costliest part of declaring a resource.
- */
-function skipSourcePositions(resource: { Resource: { callsites?: () => unknown[] } }): void {
-  const callsites = resource.Resource.callsites;
-  if (typeof callsites !== "function" || (callsites as { skipped?: true }).skipped) return;
-  resource.Resource.callsites = Object.assign(() => [], { skipped: true as const });
-}
-
-/** The SDK's runtime internals the mock monitor plugs into (stable across 3.x). */
-function sdkRuntime() {
-  passPromisesThrough(require("@pulumi/pulumi/runtime/debuggable"));
-  skipSourcePositions(require("@pulumi/pulumi/resource"));
-  return {
-    settings: require("@pulumi/pulumi/runtime/settings"),
-    state: require("@pulumi/pulumi/runtime/state"),
-    config: require("@pulumi/pulumi/runtime/config"),
-    stack: require("@pulumi/pulumi/runtime/stack"),
-    resource: require("@pulumi/pulumi/resource"),
-    mocks: require("@pulumi/pulumi/runtime/mocks"),
-    structproto: require("google-protobuf/google/protobuf/struct_pb"),
-    resproto: require("@pulumi/pulumi/proto/resource_pb"),
-  };
-}
-
 /** Runs of any engine of this process under way. */
 let runsUnderWay = 0;
 
@@ -318,18 +196,6 @@ function doorOf(type: string): "dynamic" | "plugin" | undefined {
   if (type.startsWith(TOKEN_PREFIX)) return "dynamic";
   if (type.startsWith(`${PLUGIN}:`)) return "plugin";
   return undefined;
-}
-
-/** The top-level keys whose values hold a secret. */
-function secretKeysOf(props: Props): string[] {
-  return Object.keys(props).filter((k) => containsSecret(props[k]));
-}
-
-/** The URN the engine gives a resource of `type` named `name` under `parent` (see `HarnessMonitor.newUrn`). */
-function urnOf(stack: string, project: string, type: string, name: string, parent?: string): string {
-  const parentType = parent ? parent.split("::")[2] : "";
-  const qualified = parentType && parentType !== "pulumi:pulumi:Stack" ? `${parentType}$${type}` : type;
-  return `urn:pulumi:${stack}::${project}::${qualified}::${name}`;
 }
 
 /** A provider reference (`<urn>::<id>`) as its URN. */
@@ -468,7 +334,8 @@ export class Engine {
 
   /**
    * The plugin process of a provider (the default one when `providerUrn` is absent), started and
-   * configured as the engine does: `CheckConfig` (its failures fail the run), then `Configure`.
+   * configured as the engine does (engine rule defaultProvider): `CheckConfig` (its failures fail the
+   * run), then `Configure`.
    */
   private plugin(providerUrn?: string): Promise<ProviderHost> {
     const key = providerUrn ?? "";
@@ -581,9 +448,8 @@ export class Engine {
 
     class HarnessMonitor extends rt.mocks.MockMonitor {
       /**
-       * A resource's URN as the engine makes it (pulumi/pulumi, pkg/resource/deploy/deployment.go,
-       * `generateURN`): its type qualified by its parent's whole qualified type, except when the parent
-       * is the stack. The SDK's mock monitor prefixes the stack's type and keeps only the parent's last type.
+       * A resource's URN as the engine makes it (engine rule urn): the SDK's mock monitor prefixes the
+       * stack's type and keeps only the parent's last type.
        */
       newUrn(parent: string, type: string, name: string): string {
         return urnOf(engine.options.stack, engine.options.project, type, name, parent);
@@ -605,7 +471,7 @@ export class Engine {
           let wire: Props;
           const custom = req.getCustom();
           if (errors.length) {
-            // Like the engine, no new step starts once one has failed.
+            // Engine rule stopAtFailure: no new step starts once one has failed.
             wire = req.getObject()?.toJavaScript() ?? {};
           } else if (custom && type === PLUGIN_PROVIDER_TYPE) {
             ({ id, wire } = await engine.limiter.run(() => engine.registerProvider(mode, steps, urn, name, req.getObject()?.toJavaScript() ?? {})));
@@ -666,7 +532,8 @@ export class Engine {
           const props = plugin ? raw : stripSecrets(raw);
           const read = await engine.limiter.run(() => engine.step("read", urn, type, name, () => host.read(urn, req.getId(), props, props)));
           if (!read.id) throw new Error(`${urn}: no object with ID "${req.getId()}" exists`);
-          const secretOutputs: string[] = [...new Set([...req.getAdditionalsecretoutputsList(), ...secretKeysOf(read.properties)])];
+          // Engine rules readExternal and secretOutputs.
+          const secretOutputs = withAdditionalSecrets(secretKeysOf(read.properties), req.getAdditionalsecretoutputsList());
           engine.state.set(urn, { urn, type, name, id: read.id, inputs: stripSecrets(props), outputs: stripSecrets(read.properties), secretOutputs, external: true, provider });
           steps.push({ op: "read", urn, type, name });
           const wire = wrapSecrets(stripSecrets(read.properties), secretOutputs);
@@ -749,8 +616,9 @@ export class Engine {
       await stopCatching();
     }
 
-    // Objects in state that the program no longer declares are deleted, dependents first, and so are
-    // the objects earlier replacements left behind (which a preview does not show).
+    // Engine rules deletes and pendingDelete: objects in state that the program no longer declares
+    // are deleted, dependents first, and so are the objects earlier replacements left behind (which a
+    // preview does not show). Engine rule readExternal: one read with `get` only leaves the state.
     if (!errors.length) {
       const gone = [...this.state.values()].filter((r) => !registered.has(r.urn) && !r.pendingDelete);
       for (const r of gone) if (r.external && !preview) this.state.delete(r.urn);
@@ -766,9 +634,9 @@ export class Engine {
   }
 
   /**
-   * An explicit provider of the plugin (`pulumi:providers:keepstack`): its configuration checked by
-   * the plugin (`CheckConfig`, then `DiffConfig` against the state), then a plugin process of its
-   * own configured with it. A changed configuration starts a new process, as the engine does.
+   * An explicit provider of the plugin (`pulumi:providers:keepstack`), engine rule explicitProvider:
+   * its configuration checked by the plugin (`CheckConfig`, then `DiffConfig` against the state),
+   * then a plugin process of its own configured with it. A changed configuration starts a new process.
    */
   private async registerProvider(mode: Mode, steps: Step[], urn: string, name: string, raw: Props): Promise<{ id: string; wire: Props }> {
     const type = PLUGIN_PROVIDER_TYPE;
@@ -813,7 +681,7 @@ export class Engine {
       replaceOnChanges: string[];
       ignoreChanges: string[];
       dependencies: string[];
-      /** The `import` option: the object to take into state instead of creating one. */
+      /** The `import` option, which the harness refuses (see engine-rules.ts). */
       importId?: string;
       /** Set afresh by each registration, every key present: a removed option is off again. */
       options: Pick<StateResource, "protect" | "retainOnDelete" | "deletedWith" | "provider" | "ignoreChanges">;
@@ -822,23 +690,24 @@ export class Engine {
     const { urn, type, name } = reg;
     const preview = mode === "preview";
     const plugin = doorOf(type) === "plugin";
+    const old = this.state.get(urn);
+    if (reg.importId && !old) throw new Error(`${urn}: the import resource option is not run by this harness: run the program with the Pulumi CLI, or import with \`pulumi import\` (Engine.import)`);
     const host = await (plugin ? this.plugin(reg.options.provider) : this.provider());
     const givenSecrets = secretKeysOf(reg.raw);
     const news = stripSecrets(reg.raw) as Props;
-    const old = this.state.get(urn);
-    for (const key of reg.ignoreChanges) if (old && key in old.inputs) news[key] = old.inputs[key];
-    // The plugin takes secrets marked; the dynamic host takes them plain.
+    // Engine rule plainInputs: the plugin takes secrets marked; the dynamic host takes them plain.
     const send = (props: Props, secrets: string[] | undefined) => (plugin ? wrapSecrets(props, secrets ?? []) : props);
 
-    const checked = await host.check(urn, old ? send(old.inputs, old.secretInputs) : {}, send(news, givenSecrets));
+    // Engine rules ignoreChanges, then checkThenDiff.
+    const checked = await host.check(urn, old ? send(old.inputs, old.secretInputs) : {}, send(withIgnoredChanges(news, old?.inputs, reg.ignoreChanges), givenSecrets));
     if (checked.failures.length) {
       throw new Error(`${urn}: invalid inputs:\n${failureLines(checked.failures)}`);
     }
     const inputs = stripSecrets(checked.inputs) as Props;
     const secretInputs = plugin ? secretKeysOf(checked.inputs) : givenSecrets;
-    /** The secret outputs: by the engine's rule for the dynamic host, as the plugin marked them for the plugin. */
-    const secretsOf = (outputs: Props) => [...new Set([...(plugin ? secretKeysOf(outputs) : givenSecrets), ...reg.additionalSecretOutputs])];
-    const planned = [...new Set([...givenSecrets, ...reg.additionalSecretOutputs])];
+    /** Engine rule secretOutputs: as the plugin marked them for the plugin, by the inputs' secrets for the dynamic host. */
+    const secretsOf = (outputs: Props) => withAdditionalSecrets(plugin ? secretKeysOf(outputs) : givenSecrets, reg.additionalSecretOutputs);
+    const planned = withAdditionalSecrets(givenSecrets, reg.additionalSecretOutputs);
     const answer = (id: string, outputs: Props, secretOutputs: string[]) => ({ id, wire: wrapSecrets(outputs, secretOutputs) });
     const remember = (id: string, outputs: Props, secretOutputs: string[]) =>
       this.state.set(urn, { urn, type, name, id, inputs, outputs, secretOutputs, secretInputs, dependencies: reg.dependencies, ...reg.options });
@@ -848,6 +717,7 @@ export class Engine {
         const created = await this.step("create", urn, type, name, () => host.create(urn, send(inputs, secretInputs)));
         return { id: created.id, outputs: stripSecrets(created.properties), secretOutputs: secretsOf(created.properties) };
       } catch (e) {
+        // Engine rule initErrors: the object made stays in the state.
         if (e instanceof InitError) {
           this.state.set(urn, { urn, type, name, id: e.id, inputs, outputs: stripSecrets(e.properties), secretOutputs: secretsOf(e.properties), secretInputs, initErrors: e.reasons, dependencies: reg.dependencies, ...reg.options });
         }
@@ -855,21 +725,6 @@ export class Engine {
         throw new Error(`${urn}: ${(e as Error).message}`);
       }
     };
-
-    if (!old && reg.importId) {
-      // As the engine imports: the object read by its ID, the program's inputs checked against it; any difference fails the import.
-      steps.push({ op: "import", urn, type, name, inputs: withoutProvider(inputs) });
-      const read = await this.step("import", urn, type, name, () => host.read(urn, reg.importId!, {}, {}));
-      if (!read.id) throw new Error(`${urn}: import failed: no object with ID "${reg.importId}" exists`);
-      const diff = await host.diff(urn, read.id, read.properties, send(inputs, secretInputs), read.inputs ?? {});
-      if (diff.changes !== "none") {
-        throw new Error(`${urn}: import failed: the declared inputs do not match the object (${diff.diffs.join(", ") || "changes"}): declare what the service holds, then change it in a later run`);
-      }
-      if (preview) return answer(read.id, stripSecrets(read.properties), secretsOf(read.properties));
-      const outputs = stripSecrets(read.properties);
-      remember(read.id, outputs, secretsOf(read.properties));
-      return answer(read.id, outputs, secretsOf(read.properties));
-    }
 
     if (!old) {
       steps.push({ op: "create", urn, type, name, inputs: withoutProvider(inputs) });
@@ -885,18 +740,19 @@ export class Engine {
       : Object.keys(withoutProvider({ ...old.inputs, ...inputs })).filter(
           (k) => JSON.stringify(old.outputs[k]) !== JSON.stringify(inputs[k]) || containsUnknown(inputs[k]),
         );
-    const replaces = [...diff.replaces, ...reg.replaceOnChanges.filter((k) => diffs.includes(k) && !diff.replaces.includes(k))];
+    // Engine rule replaceOnChanges.
+    const replaces = replacingKeys(diff.replaces, diffs, reg.replaceOnChanges);
     const detail = diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {};
+    // Engine rules sameStep and initErrors.
     if (diff.changes === "none" && !old.initErrors) {
       steps.push({ op: "same", urn, type, name, inputs: withoutProvider(inputs) });
-      // As the engine's same step (pulumi/pulumi, pkg/resource/deploy/step.go, `SameStep.Apply`): the ID
-      // and outputs stay, the inputs are the program's (a refresh may have left the old ones behind).
-      // A preview writes no state.
-      if (!preview) this.state.set(urn, { ...old, inputs, secretInputs, secretOutputs: [...new Set([...old.secretOutputs, ...reg.additionalSecretOutputs])], dependencies: reg.dependencies, ...reg.options });
+      // Engine rule sameStep: the ID and outputs stay, the inputs are the program's (a refresh may have
+      // left the old ones behind). A preview writes no state.
+      if (!preview) this.state.set(urn, { ...old, inputs, secretInputs, secretOutputs: withAdditionalSecrets(old.secretOutputs, reg.additionalSecretOutputs), dependencies: reg.dependencies, ...reg.options });
       return answer(old.id, old.outputs, preview ? old.secretOutputs : this.state.get(urn)!.secretOutputs);
     }
     if (replaces.length) {
-      // As the engine: a protected resource is not replaced (its old half would be deleted).
+      // Engine rule protect: a protected resource is not replaced (its old half would be deleted).
       if (old.protect) throw new Error(`${urn}: cannot replace a protected resource (changes to ${replaces.join(", ")} replace it): set protect: false and run up first`);
       steps.push({ op: "replace", urn, type, name, diffs, replaces, ...detail, inputs: withoutProvider(inputs) });
       if (preview) return answer("", inputs, planned);
@@ -906,6 +762,7 @@ export class Engine {
           throw new Error(`${urn}: the replaced object ${old.id}: ${e.message}`);
         });
       };
+      // Engine rule replacement.
       if (diff.deleteBeforeReplace || reg.deleteBeforeReplace) {
         await deleteOld();
         this.state.delete(urn);
@@ -914,8 +771,8 @@ export class Engine {
         return answer(id, outputs, secretOutputs);
       }
       const { id, outputs, secretOutputs } = await create().catch((e: unknown) => {
-        // As the engine: a replacement made but failed (kept in state) marks the old object for
-        // deletion; it stays in the state until the next up or destroy deletes it.
+        // Engine rule pendingDelete: a replacement made but failed (kept in state) marks the old
+        // object for deletion; it stays in the state until the next up or destroy deletes it.
         if (this.state.get(urn) !== old) this.state.set(pendingDeleteKey(urn, old.id), { ...old, pendingDelete: true });
         throw e;
       });
@@ -936,7 +793,7 @@ export class Engine {
       throw new Error(`${urn}: ${e.message}`);
     });
     const outputs = stripSecrets(updated.properties);
-    const secretOutputs = plugin ? secretsOf(updated.properties) : [...new Set([...givenSecrets, ...reg.additionalSecretOutputs])];
+    const secretOutputs = secretsOf(updated.properties);
     remember(old.id, outputs, secretOutputs);
     return answer(old.id, outputs, secretOutputs);
   }
@@ -945,8 +802,8 @@ export class Engine {
    * What `pulumi import` does for each object (a line of its `--file`): the provider reads it by its
    * ID alone and answers its inputs, which the engine checks and diffs against what it read (any
    * difference fails the import) before it takes the object into state. The inputs are the program
-   * the CLI writes. Only the plugin can answer this: a dynamic resource has no provider before it is
-   * in state (pulumi/pulumi#16175).
+   * the CLI writes (engine rule importCommand). Only the plugin can answer this: a dynamic resource
+   * has no provider before it is in state.
    */
   async import(objects: ImportSpec[]): Promise<ImportResult> {
     collectIfLarge();
@@ -982,9 +839,8 @@ export class Engine {
           secretInputs: secretKeysOf(checked.inputs),
           provider: object.provider,
         });
-        // The CLI writes the program from the schema's input properties (pulumi/pulumi, pkg/importer):
-        // a provider's hidden keys (`__address`) are state, never code; tests/engine/import.test.ts
-        // holds this to the CLI's written program.
+        // The CLI writes the program from the schema's input properties (engine rule importCommand): a
+        // provider's hidden keys (`__address`) are state, never code.
         const code = Object.fromEntries(Object.entries(inputs).filter(([key]) => !key.startsWith("__")));
         steps.push({ op: "import", urn, type: object.type, name: object.name, inputs: code });
         resources.push({ urn, type: object.type, name: object.name, id: read.id, inputs: code, outputs });
@@ -996,7 +852,7 @@ export class Engine {
     return { steps, outputs: {}, diagnostics: this.diagnosticsSince(mark), resources };
   }
 
-  /** Reads every resource in state back from its service; objects that are gone leave the state. */
+  /** Reads every resource in state back from its service; objects that are gone leave the state (engine rule refreshStep). */
   async refresh(): Promise<RunResult> {
     collectIfLarge();
     const steps: Step[] = [];
@@ -1036,13 +892,11 @@ export class Engine {
   }
 
   /**
-   * What a refresh step reports, as the engine decides it (pulumi/pulumi, pkg/resource/deploy/step.go,
-   * `RefreshStep.Apply` and `ResultOp`): the provider is asked for the diff an `up` of an unchanged
-   * program would plan right after the refresh (the read state as the old one, the inputs in state
-   * before it as the new ones), and that diff inverted is the step's: `update` when it finds a change,
-   * `same` otherwise, whatever computed outputs moved. A resource read with `get` is compared by its
-   * outputs alone. `diffs` names the provider's changed properties where it answers them (the plugin),
-   * else the outputs that changed (what the dynamic host cannot say; the CLI's display shows them).
+   * What a refresh step reports (engine rule refreshStep): the provider is asked for the diff an `up`
+   * of an unchanged program would plan right after the refresh (the read state as the old one, the
+   * inputs in state before it as the new ones), and that diff inverted is the step's. `diffs` names the
+   * provider's changed properties where it answers them (the plugin), else the outputs that changed
+   * (what the dynamic host cannot say; the CLI's display shows them).
    */
   private async refreshResult(
     host: ProviderHost,
@@ -1059,8 +913,7 @@ export class Engine {
       ? await host.diff(r.urn, id, wrapSecrets(outputs, secrets.secretOutputs ?? r.secretOutputs), wrapSecrets(r.inputs, r.secretInputs ?? []), wrapSecrets(inputs, secrets.secretInputs ?? []), r.ignoreChanges)
       : await host.diff(r.urn, id, outputs, r.inputs, inputs, r.ignoreChanges);
     const changed = diff.changes === "unknown" ? JSON.stringify(withoutProvider(inputs)) !== JSON.stringify(withoutProvider(r.inputs)) : diff.changes === "some";
-    const inverse: Record<PropertyChange, PropertyChange> = { add: "delete", "add-replace": "delete-replace", delete: "add", "delete-replace": "add-replace", update: "update", "update-replace": "update-replace" };
-    const detailedDiff = diff.detailedDiff && changed ? { detailedDiff: Object.fromEntries(Object.entries(diff.detailedDiff).map(([k, kind]) => [k, inverse[kind]])) } : {};
+    const detailedDiff = diff.detailedDiff && changed ? { detailedDiff: invertedDiff(diff.detailedDiff) } : {};
     return { op: changed ? "update" : "same", diffs: plugin ? (changed ? diff.diffs : []) : changedOutputs, ...detailedDiff };
   }
 
@@ -1076,12 +929,12 @@ export class Engine {
   }
 
   /**
-   * Deletes `doomed` as the engine does: a resource waits for every doomed resource that depends on
+   * Deletes `doomed` (engine rule deletes): a resource waits for every doomed resource that depends on
    * it (an explicit provider, for every resource it serves); the rest run in parallel.
    */
   private async deleteAll(doomed: StateResource[], steps: Step[]): Promise<string[]> {
     const errors: string[] = [];
-    // As the engine: nothing is deleted when a protected resource would have to be.
+    // Engine rule protect: nothing is deleted when a protected resource would have to be.
     const guarded = doomed.filter((r) => r.protect);
     if (guarded.length) return guarded.map((r) => `${r.urn}: cannot delete a protected resource: set protect: false and run up first, or remove it from the state`);
     const keyOf = (r: StateResource) => (r.pendingDelete ? pendingDeleteKey(r.urn, r.id) : r.urn);
@@ -1098,6 +951,7 @@ export class Engine {
         p = (async () => {
           const waits = await Promise.all((r.pendingDelete ? [] : dependents.get(r.urn) ?? []).filter((d) => d !== r).map(remove));
           if (waits.includes(false)) return false;
+          // Engine rule stateOnlyDelete.
           const stateOnly = r.retainOnDelete ? "retainOnDelete" : r.deletedWith && going.has(r.deletedWith) ? "deletedWith" : undefined;
           try {
             if (r.type === PLUGIN_PROVIDER_TYPE) await this.closePlugin(r.urn);

@@ -94,6 +94,15 @@ describe("resource options in the harness, as the engine honours them", () => {
     await stack.engine.destroy();
   });
 
+  test("the import resource option is refused, naming where it runs: the harness does not follow the engine there", async () => {
+    stack.keep.log.clear();
+    const taking = () => {
+      new keep.AclPolicy("taken", { name: "taken", policy: POLICY }, { import: "taken" });
+    };
+    expect(await failure(stack.engine.up(taking))).toMatch(/keep:AclPolicy::taken: the import resource option is not run by this harness: run the program with the Pulumi CLI/);
+    expect(stack.keep.log.entries.filter((e) => e.method !== "GET")).toEqual([]);
+  });
+
   test("a replaced object whose delete fails stays in the state, marked, and the next up deletes it", async () => {
     await stack.engine.up(() => {
       new keep.AclPolicy("moving", { name: "old-name", policy: POLICY });
