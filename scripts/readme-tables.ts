@@ -1,7 +1,8 @@
 /**
  * `npm run docs`: writes the README's configuration table (from `SETTINGS`, provider/config.ts) and
  * docs/resources.md's resource table (from the registry, resources/all-specs.ts, and each class's
- * JSDoc) between their marker comments. tests/docs/readme.test.ts fails when a page differs from what
+ * JSDoc) and its program of every type's example (from each spec's `example`) between their marker
+ * comments. tests/docs/readme.test.ts fails when a page differs from what
  * this writes.
  *
  * A resource's class JSDoc gives its description and, after `ID:`, the form of its natural ID: the
@@ -122,6 +123,55 @@ export function resourceTable(): string {
   return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "an object already there ([one owner](#one-owner))", "the owner's record ([one owner](#who-made-it))", "secret outputs"], rows);
 }
 
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+/** A value as TypeScript source, as a formatter writes it: on one line where it fits, else one property or item a line. */
+function literal(value: unknown, indent: string, room: number): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((v) => [undefined, v]) : Object.entries(value);
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  if (!entries.length) return `${open}${close}`;
+  const key = (k: string | undefined) => (k === undefined ? "" : `${NAME.test(k) ? k : JSON.stringify(k)}: `);
+  const inner = entries.map(([k, v]) => `${key(k)}${literal(v, indent, Infinity)}`).join(", ");
+  const flat = Array.isArray(value) ? `[${inner}]` : `{ ${inner} }`;
+  if (flat.length <= room && !flat.includes("\n")) return flat;
+  const deeper = `${indent}  `;
+  const lines = entries.map(([k, v]) => `${deeper}${key(k)}${literal(v, deeper, LINE - deeper.length - key(k).length - 1)},`);
+  return `${open}\n${lines.join("\n")}\n${indent}${close}`;
+}
+
+/** The width of the examples' lines. */
+const LINE = 100;
+
+/** An example's logical name: its class's path below the service, in lower case, words joined by hyphens (`sync-config`). */
+const logicalName = (exportPath: string) =>
+  exportPath
+    .split(".")
+    .slice(1)
+    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replace(/([A-Z])([A-Z][a-z])/g, "$1-$2"))
+    .join("-")
+    .toLowerCase();
+
+/**
+ * One program declaring every registered type with its example inputs (the first of `spec.example`,
+ * the values the registry-wide tests run): docs/resources.md shows it, tests/types compiles it.
+ */
+export function examplesProgram(): string {
+  const namespaces = [...new Set(registeredResources.map((r) => r.path.split(".")[0]))].sort();
+  const lines = [`import { ${namespaces.join(", ")} } from "pulumi-keepstack";`, ""];
+  for (const { path: exportPath, spec } of registeredResources) {
+    if (!spec.example) throw new Error(`${exportPath}: its spec has no example`);
+    const head = `new ${exportPath}("${logicalName(exportPath)}", `;
+    lines.push(`${head}${literal(spec.example.inputs(0), "", LINE - head.length - 2)});`);
+  }
+  return lines.join("\n");
+}
+
+/** The examples section of docs/resources.md: the program, marked as compiled by its test. */
+export function examplesSection(): string {
+  return ["<!-- runs in tests/types/types.test.ts -->", "```ts", examplesProgram(), "```"].join("\n");
+}
+
 /** Replaces the text between `<!-- generated:<name> -->` and `<!-- /generated:<name> -->`. */
 export function replaceSection(text: string, name: string, content: string): string {
   const open = `<!-- generated:${name} -->`;
@@ -140,7 +190,7 @@ export function generatedReadme(current: string): string {
 
 /** docs/resources.md as `npm run docs` writes it. */
 export function generatedResourcesPage(current: string): string {
-  return replaceSection(current, "resources", resourceTable());
+  return replaceSection(replaceSection(current, "resources", resourceTable()), "examples", examplesSection());
 }
 
 /** Each generated page: its path and how it is written. */
