@@ -2,9 +2,9 @@
  * The flows users meet after their first run, through both doors in one TypeScript program (the
  * dynamic resources of `pulumi-keepstack` beside the SDK `pulumi package add` generates), run by
  * the real CLI: resource options (protect, retainOnDelete, deleteBeforeReplace, ignoreChanges,
- * replaceOnChanges), a replaced object whose delete failed (kept, marked, deleted by the next up),
- * renaming an adopted object, the `import` option with inputs that differ from the object, `up`
- * after a create that failed half-way, and a state that holds no token.
+ * replaceOnChanges, deletedWith, dependsOn), a replaced object whose delete failed (kept, marked,
+ * deleted by the next up), renaming an adopted object, the `import` option with inputs that differ
+ * from the object, `up` after a create that failed half-way, and a state that holds no token.
  */
 import { Emulator, startEmulator } from "keepstack-emulator";
 import { countSteps, ENGINE_TIMEOUT, eventsOf, expectNoComplaints, planOf, Project, stepsOf } from "../support/real-engine";
@@ -201,6 +201,35 @@ test(
       expect(emu.keep.getPolicy("acl", `${door}-new`)).toBeDefined();
     }
     await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "deletedWith and dependsOn: destroy sends no delete for a resource deleted with its owner, and deletes a dependent before what it depends on, both doors",
+  async () => {
+    await project.stack("delete-order", bothDoors(emu).config, bothDoors(emu).secrets);
+    project.write(
+      "index.ts",
+      program((door, ns) =>
+        [
+          `const ${door}Owner = new ${ns}.keep.AclPolicy("${door}-owner", { name: "${door}-owner", policy: ${JSON.stringify(rule("read"))} });`,
+          `new ${ns}.keep.AclPolicy("${door}-part", { name: "${door}-part", policy: ${JSON.stringify(rule("read"))} }, { deletedWith: ${door}Owner });`,
+          `new ${ns}.keep.AclPolicy("${door}-after", { name: "${door}-after", policy: ${JSON.stringify(rule("read"))} }, { dependsOn: ${door}Owner });`,
+        ].join("\n"),
+      ),
+    );
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    emu.clearLogs();
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+    const deletes = emu.keep.log.lines().filter((l) => l.startsWith("DELETE"));
+    for (const door of ["dyn", "plug"]) {
+      const at = (name: string) => deletes.indexOf(`DELETE /v1/sys/policies/acl/${door}-${name}`);
+      expect({ door, part: at("part"), afterFirst: at("after") >= 0 && at("after") < at("owner") }).toEqual({ door, part: -1, afterFirst: true });
+      // Out of the state, left on the service: the owner's delete would have taken it, had it been part of it.
+      expect(emu.keep.getPolicy("acl", `${door}-part`)).toBeDefined();
+      emu.keep.deletePolicy("acl", `${door}-part`);
+    }
   },
   ENGINE_TIMEOUT,
 );
