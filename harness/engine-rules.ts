@@ -112,7 +112,7 @@ export const ENGINE_RULES = {
   readExternal: {
     says: "A resource read with `get` is external: read into the state, never deleted; it leaves the state when the program no longer reads it.",
     follows: ["pkg/resource/deploy/step_generator.go: stepGenerator.GenerateReadSteps", "pkg/resource/deploy/step.go: DeleteStep.Apply"],
-    shownBy: ["tests/engine/import.test.ts"],
+    shownBy: [FLOWS],
   },
   refreshStep: {
     says: "A refresh reads each resource; one gone leaves the state; otherwise the provider diffs the read state against the inputs held before, and the step is `update` where it finds a change (the diff's kinds inverted) and `same` otherwise, whatever computed outputs moved. An external resource is compared by its outputs alone.",

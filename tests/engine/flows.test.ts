@@ -206,9 +206,10 @@ test(
 );
 
 test(
-  "deletedWith and dependsOn: destroy sends no delete for a resource deleted with its owner, and deletes a dependent before what it depends on, both doors",
+  "deletedWith and dependsOn: destroy sends no delete for a resource deleted with its owner, and deletes a dependent before what it depends on; an object read with get is read, never deleted, both doors",
   async () => {
     await project.stack("delete-order", bothDoors(emu).config, bothDoors(emu).secrets);
+    for (const door of ["dyn", "plug"]) emu.keep.putPolicy("acl", `${door}-outside`, { policy: rule("deny") });
     project.write(
       "index.ts",
       program((door, ns) =>
@@ -216,16 +217,19 @@ test(
           `const ${door}Owner = new ${ns}.keep.AclPolicy("${door}-owner", { name: "${door}-owner", policy: ${JSON.stringify(rule("read"))} });`,
           `new ${ns}.keep.AclPolicy("${door}-part", { name: "${door}-part", policy: ${JSON.stringify(rule("read"))} }, { deletedWith: ${door}Owner });`,
           `new ${ns}.keep.AclPolicy("${door}-after", { name: "${door}-after", policy: ${JSON.stringify(rule("read"))} }, { dependsOn: ${door}Owner });`,
+          `${ns}.keep.AclPolicy.get("${door}-outside", "${door}-outside");`,
         ].join("\n"),
       ),
     );
-    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    const up = await project.pulumi(["up", "--yes", "--skip-preview", "--json"]);
+    expect(stepsOf(up).filter((s) => s.name.endsWith("-outside")).map((s) => s.op)).toEqual(["read", "read"]);
     emu.clearLogs();
     await project.pulumi(["destroy", "--yes", "--skip-preview"]);
     const deletes = emu.keep.log.lines().filter((l) => l.startsWith("DELETE"));
     for (const door of ["dyn", "plug"]) {
       const at = (name: string) => deletes.indexOf(`DELETE /v1/sys/policies/acl/${door}-${name}`);
-      expect({ door, part: at("part"), afterFirst: at("after") >= 0 && at("after") < at("owner") }).toEqual({ door, part: -1, afterFirst: true });
+      expect({ door, part: at("part"), outside: at("outside"), afterFirst: at("after") >= 0 && at("after") < at("owner") }).toEqual({ door, part: -1, outside: -1, afterFirst: true });
+      expect(emu.keep.getPolicy("acl", `${door}-outside`)?.policy).toBe(rule("deny"));
       // Out of the state, left on the service: the owner's delete would have taken it, had it been part of it.
       expect(emu.keep.getPolicy("acl", `${door}-part`)).toBeDefined();
       emu.keep.deletePolicy("acl", `${door}-part`);
