@@ -97,7 +97,7 @@ export const ENGINE_RULES = {
   deletes: {
     says: "Resources in the state that the program no longer declares are deleted after the program's steps, dependents (and an explicit provider's resources) before what they depend on, the rest in parallel.",
     follows: ["pkg/resource/deploy/step_generator.go: stepGenerator.GenerateDeletes", "pkg/resource/deploy/step_generator.go: stepGenerator.ScheduleDeletes"],
-    shownBy: [EXAMPLES, OPTIONS],
+    shownBy: [EXAMPLES, FLOWS, OPTIONS],
   },
   protect: {
     says: "A protected resource is neither deleted nor replaced: the run fails before any delete, naming it.",
