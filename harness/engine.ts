@@ -19,7 +19,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { CREATE_JOURNAL_ENV } from "../provider/create-journal";
 import { shortTypeOf, TOKEN_PREFIX } from "../provider/spec";
-import { withAdditionalSecrets, invertedDiff, replacingKeys, urnOf, withIgnoredChanges } from "./engine-rules";
+import { invertedDiff, replacingKeys, urnOf, withAdditionalSecrets, withIgnoredChanges } from "./engine-rules";
 import { DiffResult, InitError, PropertyChange, ProviderHost } from "./provider-host";
 import { catchStrayErrors, collectIfLarge, sdkRuntime } from "./sdk-runtime";
 import { containsUnknown, Props, secretKeysOf, stripSecrets, UNKNOWN, withoutProvider, wrapSecrets } from "./wire";
