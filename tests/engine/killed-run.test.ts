@@ -8,9 +8,12 @@
  * leaves none of them on the services. With checkpoints the state holds the creates under way
  * (pending creates, which `recover` settles); without (`PULUMI_SKIP_CHECKPOINTS`) it holds nothing
  * of the killed run, and `up` takes back what the run made (the owner the service records, or the
- * create journal).
+ * create journal). A kill while the file backend rewrites the stack's `.attrs` sidecar, which it
+ * writes in place, leaves the stack unreadable until the sidecar is removed, as the docs say.
  */
 import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { Emulator, startEmulator } from "keepstack-emulator";
 import { pageBlocks } from "../support/pages";
 import { cli, ENGINE_TIMEOUT, Project, stepsOf } from "../support/real-engine";
@@ -68,13 +71,36 @@ function held(e: Emulator) {
   return { policies: policies.length, partitions: partitions.length, workspaces: workspaces.length };
 }
 
+/** The stack's files in the project's file backend: `<stack>.json` and what the backend keeps beside it. */
+function stackFile(project: Project, stack: string, suffix = ""): string {
+  const root = path.join(project.env.PULUMI_BACKEND_URL!.replace(/^file:\/\//, ""), ".pulumi", "stacks");
+  const found = fs.readdirSync(root, { recursive: true, encoding: "utf8" }).find((f) => path.basename(f) === `${stack}.json`);
+  if (!found) throw new Error(`no state file of stack ${stack} under ${root}`);
+  return path.join(root, `${found}${suffix}`);
+}
+
+/** The creates of the program the services answered: all but the held ones and the policies after them. */
+const ANSWERED = DECLARED.length - 6;
+
+/** The program's resources the stack file holds (0 while it cannot be read). */
+function inState(project: Project, stack: string): number {
+  try {
+    const checkpoint = JSON.parse(fs.readFileSync(stackFile(project, stack), "utf8")) as { checkpoint?: { latest?: { resources?: { urn: string }[] } } };
+    return (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) => DECLARED.includes(r.urn.split("::").pop()!)).length;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Starts `pulumi up` in a process group of its own, and kills the whole group once the services
  * hold the held creates (each door's held policy and held partition), then every other process of
  * the project: the CLI, its language host and its providers all end at once, as a CI job's
- * cancellation ends them.
+ * cancellation ends them. With checkpoints, the kill waits until the stack file holds every answered
+ * create: a kill while the file backend rewrites the stack's `.attrs` sidecar (written in place)
+ * leaves the stack unreadable, which the next test covers on its own.
  */
-async function killedUp(project: Project, e: Emulator, env: Record<string, string>): Promise<string> {
+async function killedUp(project: Project, e: Emulator, env: Record<string, string>, stack: string): Promise<string> {
   e.keep.faults.clear();
   e.mesh.faults.clear();
   e.keep.faults.heldCount = 0;
@@ -87,7 +113,8 @@ async function killedUp(project: Project, e: Emulator, env: Record<string, strin
   child.stderr!.on("data", (d: Buffer) => (output += d));
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   // Polled: the condition is the services' own, never a timing.
-  while (e.keep.faults.heldCount < 2 || e.mesh.faults.heldCount < 2) {
+  const checkpoints = !env.PULUMI_SKIP_CHECKPOINTS;
+  while (e.keep.faults.heldCount < 2 || e.mesh.faults.heldCount < 2 || (checkpoints && inState(project, stack) < ANSWERED)) {
     if (child.exitCode !== null) throw new Error(`the up ended before its creates were held:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -128,7 +155,7 @@ describe.each([
       const stack = label.startsWith("with checkpoints") ? "checkpoints" : "no-checkpoints";
       const { config, secrets } = settings(emu);
       await project.stack(stack, config, secrets);
-      await killedUp(project, emu, env);
+      await killedUp(project, emu, env, stack);
       // The held creates were made, though no answer reached the engine.
       expect([emu.keep.getPolicy("acl", "dyn-held") !== undefined, emu.keep.getPolicy("acl", "plug-held") !== undefined]).toEqual([true, true]);
       expect(held(emu).partitions).toBeGreaterThanOrEqual(2);
@@ -162,3 +189,24 @@ describe.each([
     ENGINE_TIMEOUT,
   );
 });
+
+test(
+  "a kill while the file backend rewrote the stack's .attrs sidecar: every command fails with failed to load checkpoint: EOF until the sidecar is removed, as docs/resources.md says",
+  async () => {
+    const { config, secrets } = settings(emu);
+    await project.stack("sidecar", config, secrets);
+    project.write("index.ts", 'import * as dynamic from "pulumi-keepstack";\nnew dynamic.keep.AclPolicy("sidecar", { name: "sidecar", policy: \'path "secret/*" { capabilities = ["read"] }\' });\n');
+    await project.pulumi(["up", "--yes", "--skip-preview"]);
+    // What the kill leaves: the sidecar created again (emptied) and not yet written.
+    fs.writeFileSync(stackFile(project, "sidecar", ".attrs"), "");
+    const broken = await project.pulumi(["preview"], { expect: "failure" });
+    expect(broken.output).toContain("failed to load checkpoint: EOF");
+    expect(fs.readFileSync(path.join(__dirname, "..", "..", "docs", "resources.md"), "utf8")).toContain("`failed to load checkpoint: EOF`");
+    fs.rmSync(stackFile(project, "sidecar", ".attrs"));
+    await project.pulumi(["destroy", "--yes", "--skip-preview"]);
+    expect(emu.keep.getPolicy("acl", "sidecar")).toBeUndefined();
+    await project.pulumi(["stack", "rm", "--yes"]);
+    project.write("index.ts", program());
+  },
+  ENGINE_TIMEOUT,
+);
