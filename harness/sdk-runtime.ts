@@ -14,7 +14,7 @@ import * as vm from "node:vm";
  * is collected, as jest's leak detector collects it (`--expose-gc` set at run time); the small
  * sessions of the tests never reach it, so they pay nothing.
  */
-export const COLLECT_ABOVE_BYTES = 384 * 1024 * 1024;
+const COLLECT_ABOVE_BYTES = 384 * 1024 * 1024;
 let collectGarbage: (() => void) | undefined;
 
 export function collectIfLarge(): void {

@@ -98,7 +98,7 @@ function inState(project: Project, stack: string): number {
  * the project: the CLI, its language host and its providers all end at once, as a CI job's
  * cancellation ends them. With checkpoints, the kill waits until the stack file holds every answered
  * create: a kill while the file backend rewrites the stack's `.attrs` sidecar (written in place)
- * leaves the stack unreadable, which the next test covers on its own.
+ * leaves the stack unreadable, which the last test of this file covers on its own.
  */
 async function killedUp(project: Project, e: Emulator, env: Record<string, string>, stack: string): Promise<string> {
   e.keep.faults.clear();
