@@ -1,7 +1,8 @@
 /**
  * jest's global setup and teardown: the folder a run's test files share (the packed package and the
- * installs every real-engine project of a language starts from; a new PGlite database's data folder),
- * made before the workers start, so each of them finds it in KEEPSTACK_ENGINE_RUN, and removed after the run.
+ * installs every real-engine project of a language starts from; a new PGlite database's data folder;
+ * the run's temporary folder), made before the workers start, so each of them finds it in
+ * KEEPSTACK_ENGINE_RUN, and removed after the run.
  */
 const fs = require("node:fs");
 const os = require("node:os");
@@ -11,6 +12,11 @@ async function setup() {
   if (process.env.KEEPSTACK_ENGINE_RUN) return;
   process.env.KEEPSTACK_ENGINE_RUN = fs.mkdtempSync(path.join(os.tmpdir(), "keepstack-engine-run-"));
   process.env.KEEPSTACK_ENGINE_RUN_MADE = "1";
+  // The system's temporary folder of every worker and every process they start is one inside the run's
+  // folder: what a test, an emulator's default request log or the CLI leaves there goes with the run.
+  const tmp = path.join(process.env.KEEPSTACK_ENGINE_RUN, "tmp");
+  fs.mkdirSync(tmp);
+  process.env.TMPDIR = tmp;
   // Node.js's compile cache for every process the run starts (provider hosts, plugins, servers, tsc,
   // the CLI's programs): each of them compiles @pulumi/pulumi, TypeScript and the package once a run,
   // not once a start (about a third of a host's start).
