@@ -4,6 +4,7 @@
  * the run's temporary folder), made before the workers start, so each of them finds it in
  * KEEPSTACK_ENGINE_RUN, and removed after the run.
  */
+const { execFile } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -23,8 +24,24 @@ async function setup() {
   process.env.NODE_COMPILE_CACHE ??= path.join(process.env.KEEPSTACK_ENGINE_RUN, "node-compile-cache");
 }
 
+/**
+ * Removes the run's folder. Its projects hold a Node.js install each (about 14,000 files, hard
+ * links): one removal after another took most of a minute at the end of a full run, on one core. The
+ * folders a level down go to `rm -rf` processes side by side, as many as the machine has cores.
+ */
 async function teardown() {
-  if (process.env.KEEPSTACK_ENGINE_RUN_MADE) fs.rmSync(process.env.KEEPSTACK_ENGINE_RUN, { recursive: true, force: true });
+  const root = process.env.KEEPSTACK_ENGINE_RUN;
+  if (!process.env.KEEPSTACK_ENGINE_RUN_MADE) return;
+  const below = (dir) => fs.readdirSync(dir, { withFileTypes: true }).map((e) => path.join(dir, e.name));
+  const folders = below(root).flatMap((entry) => (fs.statSync(entry).isDirectory() ? below(entry) : [entry]));
+  const queue = [...folders];
+  const remover = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      await new Promise((resolve) => execFile("rm", ["-rf", next], () => resolve()));
+    }
+  };
+  await Promise.all(Array.from({ length: os.availableParallelism() }, remover));
+  fs.rmSync(root, { recursive: true, force: true });
 }
 
 module.exports = setup;
