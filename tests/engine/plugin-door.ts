@@ -43,7 +43,7 @@ export const typescriptProject = (name: string, program: string): ProjectOptions
  */
 export async function typescriptSdkProject(name: string, program: string, options: Partial<ProjectOptions> = {}): Promise<Project> {
   const template = await once("typescript-sdk", async () => {
-    const project = await Project.create(typescriptProject("keepstack-sdk", ""));
+    const project = await Project.create({ ...typescriptProject("keepstack-sdk", ""), sharedByTheRun: true });
     const block = pageBlock("sh", "pulumi package add");
     await runShellBlock(project, block.replace("npm install pulumi-keepstack", `npm install ${await packedTarball()}`));
     return project.dir;
