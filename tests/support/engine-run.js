@@ -25,15 +25,12 @@ async function setup() {
 }
 
 /**
- * Removes the run's folder. Its projects hold a Node.js install each (about 14,000 files, hard
- * links): one removal after another took most of a minute at the end of a full run, on one core. The
- * folders a level down go to `rm -rf` processes side by side, as many as the machine has cores.
+ * Removes folders with `rm -rf` processes side by side, as many as the machine has cores. A project
+ * holds a Node.js install or more (about 14,000 files, hard links), and `rm -rf` spends a fraction of
+ * what Node.js's recursive removal does on such a tree; what it cannot remove (a process still writing
+ * there) is left to the teardown.
  */
-async function teardown() {
-  const root = process.env.KEEPSTACK_ENGINE_RUN;
-  if (!process.env.KEEPSTACK_ENGINE_RUN_MADE) return;
-  const below = (dir) => fs.readdirSync(dir, { withFileTypes: true }).map((e) => path.join(dir, e.name));
-  const folders = below(root).flatMap((entry) => (fs.statSync(entry).isDirectory() ? below(entry) : [entry]));
+async function removeFolders(folders) {
   const queue = [...folders];
   const remover = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
@@ -41,8 +38,20 @@ async function teardown() {
     }
   };
   await Promise.all(Array.from({ length: os.availableParallelism() }, remover));
+}
+
+/**
+ * Removes the run's folder, the folders a level down side by side: one removal after another took
+ * most of a minute at the end of a full run, on one core.
+ */
+async function teardown() {
+  const root = process.env.KEEPSTACK_ENGINE_RUN;
+  if (!process.env.KEEPSTACK_ENGINE_RUN_MADE) return;
+  const below = (dir) => fs.readdirSync(dir, { withFileTypes: true }).map((e) => path.join(dir, e.name));
+  await removeFolders(below(root).flatMap((entry) => (fs.statSync(entry).isDirectory() ? below(entry) : [entry])));
   fs.rmSync(root, { recursive: true, force: true });
 }
 
 module.exports = setup;
 module.exports.teardown = teardown;
+module.exports.removeFolders = removeFolders;

@@ -9,7 +9,7 @@
  * The CLI runs in child processes the test waits for without blocking: the emulator they call
  * serves from the test's own process.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -19,6 +19,8 @@ const { pulumiCli, required } = require("./real-engine-cli") as {
   pulumiCli(): { bin?: string; dir?: string; version?: string; problem?: string };
   required(): boolean;
 };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { removeFolders } = require("./engine-run") as { removeFolders(folders: string[]): Promise<void> };
 
 export const repoRoot = path.join(__dirname, "..", "..");
 /** A test of the suite may take this long: a hang guard, never a race with work (a first Go build takes minutes). */
@@ -270,15 +272,8 @@ let counter = 0;
  */
 const madeByThisFile: string[] = [];
 
-async function removeProjectsOfThisFile(): Promise<void> {
-  const folders = madeByThisFile.splice(0);
-  // `rm -rf` spends a fraction of what Node.js's recursive removal does on a tree of hard links; what it
-  // cannot remove (a process of the test still writing) is the teardown's.
-  await Promise.all(folders.map((folder) => new Promise((resolve) => execFile("rm", ["-rf", folder], () => resolve(undefined)))));
-}
-
 // Every test file that makes projects imports this module, in its own module registry.
-if (typeof afterAll === "function") afterAll(removeProjectsOfThisFile, ENGINE_TIMEOUT);
+if (typeof afterAll === "function") afterAll(() => removeFolders(madeByThisFile.splice(0)), ENGINE_TIMEOUT);
 
 /** A Pulumi project in a temporary folder, with its own file backend and Pulumi home. */
 export class Project {
