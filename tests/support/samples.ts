@@ -42,13 +42,19 @@ const ON_THIS_MACHINE: Record<string, () => Record<string, unknown>> = {
   "workspaces:ConfigurationVersion": () => ({ directory: configurationDirectory() }),
 };
 
+/** The n-th example inputs of a spec, with what they name on the machine put in place (never the working directory). */
+export function exampleInputs(spec: (typeof registeredResources)[number]["spec"], n: number): Record<string, unknown> {
+  if (!spec.example) throw new Error(`no example for ${tokenOf(spec)}: give its spec one (\`example\`, beside its inputs)`);
+  return { ...spec.example.inputs(n), ...ON_THIS_MACHINE[shortTypeOf(tokenOf(spec))]?.() };
+}
+
 /** The sample of a type, by its short type (`keep:AclPolicy`) or token: its spec's first example. */
 export function sampleFor(type: string): Sample {
   const short = type.replace(/^pulumi-nodejs:dynamic\//, "");
   const registered = registeredResources.find((r) => shortTypeOf(tokenOf(r.spec)) === short);
   const example = registered?.spec.example;
   if (!example) throw new Error(`no example for ${short}: give its spec one (\`example\`, beside its inputs${registered ? `, in the module of ${registered.path}` : ""})`);
-  return { inputs: { ...example.inputs(0), ...ON_THIS_MACHINE[short]?.() }, ...(example.change ? { change: example.change } : {}) };
+  return { inputs: exampleInputs(registered.spec, 0), ...(example.change ? { change: example.change } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
