@@ -19,6 +19,7 @@ import { isOperationSpec } from "../provider/spec";
 import type { AnySpec } from "../provider/spec";
 import { functionTokenOfPath, tokenOfPath } from "../resources/catalog";
 import { PackageSchema, providerConfig, SchemaWriter, TypeSpec } from "./package-schema";
+import { withExample } from "./schema-examples";
 
 const root = path.join(__dirname, "..");
 
@@ -278,6 +279,9 @@ export function generatePublicShape(program: ts.Program = buildProgram()): { dec
     return new Set(Object.entries(schema.shape).filter(([, z]) => unwrap(z)?.isInt === true).map(([k]) => k));
   };
 
+  /** Each resource's example inputs, by token: written out in every language once the schema's types are all known. */
+  const examples = new Map<string, Record<string, unknown>>();
+
   function schemaOfResource(exportPath: string, target: ts.Symbol, source: ts.Type): void {
     const spec = specs[exportPath];
     if (!spec) throw new Unprintable(`the spec of ${exportPath} (not in the catalog)`);
@@ -320,6 +324,7 @@ export function generatePublicShape(program: ts.Program = buildProgram()): { dec
       }
     }
     for (const [key, value] of extras) properties[key] = value;
+    if (spec.example) examples.set(`${PLUGIN_PACKAGE}:${type}`, spec.example.inputs(0));
     writer.resources[`${PLUGIN_PACKAGE}:${type}`] = {
       description: docOf(target) || spec.description || typeName,
       properties,
@@ -374,7 +379,7 @@ export function generatePublicShape(program: ts.Program = buildProgram()): { dec
     const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; license: string };
     const { variables, inputProperties } = providerConfig();
     const sorted = (o: Record<string, TypeSpec>) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
-    return {
+    const schema: PackageSchema = {
       name: PLUGIN_PACKAGE,
       displayName: "keepstack",
       version: manifest.version,
@@ -399,6 +404,8 @@ export function generatePublicShape(program: ts.Program = buildProgram()): { dec
         java: { basePackage: "com.keepstack", buildFiles: "gradle", dependencies: { "com.pulumi:pulumi": "1.0.0" } },
       },
     };
+    for (const [token, inputs] of examples) schema.resources[token].description = withExample(schema.resources[token].description, token, inputs, schema);
+    return schema;
   }
 
   // Second pass: the declarations.

@@ -15,6 +15,7 @@ import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS } from "../provider/config"
 import { createGuardOf } from "../provider/object-machine";
 import { AnySpec, isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/all-specs";
+import { LINE, literal } from "./schema-examples";
 
 const repoRoot = path.resolve(__dirname, "..");
 export const README_PATH = path.join(repoRoot, "README.md");
@@ -122,26 +123,6 @@ export function resourceTable(): string {
   const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
   return table(["resource", "what", "type token", "the plugin's token", "natural ID (for `adopt`, `get`, import)", "forces replacement", "an object already there ([one owner](#one-owner))", "the owner's record ([one owner](#who-made-it))", "secret outputs"], rows);
 }
-
-const NAME = /^[A-Za-z_$][\w$]*$/;
-
-/** A value as TypeScript source, as a formatter writes it: on one line where it fits, else one property or item a line. */
-function literal(value: unknown, indent: string, room: number): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((v) => [undefined, v]) : Object.entries(value);
-  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  if (!entries.length) return `${open}${close}`;
-  const key = (k: string | undefined) => (k === undefined ? "" : `${NAME.test(k) ? k : JSON.stringify(k)}: `);
-  const inner = entries.map(([k, v]) => `${key(k)}${literal(v, indent, Infinity)}`).join(", ");
-  const flat = Array.isArray(value) ? `[${inner}]` : `{ ${inner} }`;
-  if (flat.length <= room && !flat.includes("\n")) return flat;
-  const deeper = `${indent}  `;
-  const lines = entries.map(([k, v]) => `${deeper}${key(k)}${literal(v, deeper, LINE - deeper.length - key(k).length - 1)},`);
-  return `${open}\n${lines.join("\n")}\n${indent}${close}`;
-}
-
-/** The width of the examples' lines. */
-const LINE = 100;
 
 /** An example's logical name: its class's path below the service, in lower case, words joined by hyphens (`sync-config`). */
 const logicalName = (exportPath: string) =>

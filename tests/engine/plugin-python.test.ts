@@ -1,16 +1,20 @@
 /**
  * docs/plugin.md in Python, run by the real CLI through the SDK `pulumi package add` generates: the
- * page's program through its life, then list inputs (an EGP policy's paths) that the SDK sends, and
- * docs/import.md's import of a whole cluster into a Python project.
+ * page's program through its life, then list inputs (an EGP policy's paths) that the SDK sends, every
+ * resource's example in the SDK's docstrings run under the SDK's mocks, and docs/import.md's import of
+ * a whole cluster into a Python project.
  * Python projects share one virtualenv per run (PyPI's `pulumi` installed once), so every Python
  * flow of the suite is in this file, one after another.
  */
+import * as path from "node:path";
 import { Emulator, startEmulator } from "keepstack-emulator";
+import { unmark } from "../../provider/plugin/values";
 import { startEmbeddedPostgres } from "../keep/transform/pglite";
 import { countSteps, ENGINE_TIMEOUT, expectNoComplaints, Project, pythonVirtualenv, stepsOf } from "../support/real-engine";
 import { importFileOf, makeCluster } from "./cluster";
 import { credentialsToAdd, expectOnlyCredentialsAdded } from "./imported-code";
 import { Language, packageAddLine, PAGE, pageBlock, pluginDoorFlow, pluginSettings } from "./plugin-door";
+import { exampleInputsByToken, sdkExamples, tokensWithExamples } from "./sdk-examples";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -64,6 +68,23 @@ test(
     const destroy = await clone.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
     expect(countSteps(stepsOf(destroy))).toEqual({ delete: 1 });
     expectNoComplaints(up, destroy);
+  },
+  ENGINE_TIMEOUT,
+);
+
+test(
+  "every resource's example in the Python SDK's docstrings runs under the SDK's mocks, declaring its example's inputs",
+  async () => {
+    const project = await Project.create(await pythonProject("keepstack-python-examples", ""));
+    await project.exec("bash", ["-c", packageAddLine()]);
+    const examples = sdkExamples(path.join(project.dir, "sdks", "keepstack"), "python");
+    expect(examples.length).toBe(tokensWithExamples().length);
+    const programs = examples.map((example, i) => {
+      project.write(`examples/example_${i}.py`, example.code);
+      return `examples/example_${i}.py`;
+    });
+    const ran = await project.exec(path.join(await pythonVirtualenv(), "bin", "python"), [path.join(__dirname, "mocked-examples.py"), ...programs]);
+    expect(unmark(JSON.parse(ran.stdout)).plain).toEqual(exampleInputsByToken());
   },
   ENGINE_TIMEOUT,
 );

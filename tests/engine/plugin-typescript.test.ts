@@ -2,11 +2,14 @@
  * docs/plugin.md in TypeScript, through the SDK `pulumi package add` generates, run by the real CLI:
  * the page's install, configuration and teammate commands as written, to the teammate's preview. The
  * program's life (up, update and replacement, refresh after drift, destroy) runs in
- * docs-program.test.ts, through the CLI and then the harness.
+ * docs-program.test.ts, through the CLI and then the harness. Then every resource's example, as the
+ * SDK's doc comments show it, compiled against that SDK.
  */
+import * as path from "node:path";
 import { Emulator, startEmulator } from "keepstack-emulator";
 import { ENGINE_TIMEOUT, Project } from "../support/real-engine";
 import { emulatorEnv, Language, PAGE, pageBlock, pluginDoorFlow, runShellBlock, typescriptProject, typescriptSdkProject } from "./plugin-door";
+import { sdkExamples, tokensWithExamples } from "./sdk-examples";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -39,3 +42,17 @@ test(
   ENGINE_TIMEOUT,
 );
 
+
+test(
+  "every resource's example in the TypeScript SDK's doc comments compiles against the SDK",
+  async () => {
+    const project = await typescriptSdkProject("keepstack-sdk-examples", "");
+    const examples = sdkExamples(path.join(project.dir, "sdks", "keepstack"), "typescript");
+    expect(examples.length).toBe(tokensWithExamples().length);
+    examples.forEach((example, i) => project.write(`examples/${i}.ts`, `// ${example.source}\n${example.code}`));
+    project.write("tsconfig.examples.json", JSON.stringify({ extends: "./tsconfig.json", files: [], include: ["examples/*.ts"] }));
+    // Each file names the SDK file it was read from, so a refusal points at the resource.
+    await project.exec("npx", ["tsc", "--noEmit", "--pretty", "false", "-p", "tsconfig.examples.json"]);
+  },
+  ENGINE_TIMEOUT,
+);
