@@ -42,7 +42,6 @@ test(
   ENGINE_TIMEOUT,
 );
 
-
 test(
   "every resource's example in the TypeScript SDK's doc comments compiles against the SDK",
   async () => {
