@@ -5,9 +5,8 @@
  * Only names and IDs are written: no input, so no secret value.
  */
 import { z } from "zod";
-import { PLUGIN_PACKAGE } from "../provider/config";
 import { takesSecretReference } from "../provider/secret-ref";
-import { shortTypeOf, tokenOf } from "../provider/spec";
+import { pluginTokenOf } from "../provider/spec";
 import { ImportedObject, readableNameOf } from "./program-text";
 
 /** A line of the file, as Pulumi documents it (`parent` and `provider` name an entry of `nameTable`). */
@@ -47,7 +46,7 @@ export function importFile(objects: ImportedObject[], options: ImportFileOptions
   const table = nameTableNames(options);
   const taken = new Map<string, Set<string>>();
   const resources = objects.map((object): ImportFileResource => {
-    const type = `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))}`;
+    const type = pluginTokenOf(object.spec);
     // Resource names are unique per type, as in the TypeScript program the command writes.
     const names = taken.get(type) ?? new Set<string>();
     taken.set(type, names);
@@ -89,7 +88,7 @@ export function inputsToAdd(objects: ImportedObject[]): string[] {
     // A credential can be given as a reference, which keeps its value out of the state; other inputs are written as values.
     const referable = missing.filter((key) => takesSecretReference(shape[key]));
     const how = referable.length ? ` (${list(referable)} ${referable.length === 1 ? "takes" : "take"} a reference such as { fromEnv: "NAME" }, which keeps the value out of the state)` : "";
-    notes.push(`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(object.spec))} "${object.id}": the service never returns ${missing.join(", ")}: ${what}${how}`);
+    notes.push(`${pluginTokenOf(object.spec)} "${object.id}": the service never returns ${missing.join(", ")}: ${what}${how}`);
   }
   return notes;
 }

@@ -134,6 +134,11 @@ export function tokenOf(spec: Pick<ResourceSpec, "module" | "type">): string {
 /** What the plugin door's tokens start with: `keepstack:keep:AclPolicy`. */
 export const PLUGIN_TOKEN_PREFIX = `${PLUGIN_PACKAGE}:`;
 
+/** The plugin door's token of a spec: `keepstack:keep:AclPolicy`. */
+export function pluginTokenOf(spec: Pick<ResourceSpec, "module" | "type">): string {
+  return `${PLUGIN_TOKEN_PREFIX}${spec.module}:${spec.type}`;
+}
+
 /**
  * `keep:AclPolicy` for either door's token (`pulumi-nodejs:dynamic/keep:AclPolicy`,
  * `keepstack:keep:AclPolicy`); a short type stays as it is.

@@ -43,7 +43,7 @@ const KNOWN_OBJECTS: Record<string, string> = {
   "fingerprint,fromConfig,fromEnv,fromFile": "SecretReference",
 };
 
-const capitalize = (s: string) => s[0].toUpperCase() + s.slice(1);
+export const capitalize = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 export interface SchemaFacts {
   /** The property's doc, from its declaration or the shape it came from. */

@@ -13,9 +13,9 @@ import * as path from "node:path";
 import * as ts from "typescript";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS } from "../provider/config";
 import { createGuardOf } from "../provider/object-machine";
-import { AnySpec, isOperationSpec, ResourceSpec, ServiceModule, shortTypeOf, tokenOf } from "../provider/spec";
+import { AnySpec, isOperationSpec, pluginTokenOf, ResourceSpec, ServiceModule, tokenOf } from "../provider/spec";
 import { registeredResources } from "../resources/all-specs";
-import { LINE, literal } from "./schema-examples";
+import { kebab, LINE, literal } from "./schema-examples";
 
 const repoRoot = path.resolve(__dirname, "..");
 export const README_PATH = path.join(repoRoot, "README.md");
@@ -115,9 +115,6 @@ function existingObjectCell(spec: ResourceSpec): string {
   }
 }
 
-/** The plugin's token of a type: `keepstack:keep:AclPolicy`. */
-const pluginTokenOf = (spec: AnySpec) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(spec))}`;
-
 export function resourceTable(): string {
   const docs = classDocs(registeredResources.map((r) => r.path));
   const rows = registeredResources.map((r) => resourceRow(r.path, r.spec, docs.get(r.path) ?? ""));
@@ -125,13 +122,7 @@ export function resourceTable(): string {
 }
 
 /** An example's logical name: its class's path below the service, in lower case, words joined by hyphens (`sync-config`). */
-const logicalName = (exportPath: string) =>
-  exportPath
-    .split(".")
-    .slice(1)
-    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replace(/([A-Z])([A-Z][a-z])/g, "$1-$2"))
-    .join("-")
-    .toLowerCase();
+const logicalName = (exportPath: string) => exportPath.split(".").slice(1).map(kebab).join("-");
 
 /**
  * One program declaring every registered type with its example inputs (the first of `spec.example`,

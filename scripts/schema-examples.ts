@@ -8,7 +8,7 @@
  * `pulumi package add` generated (YAML's from the schema, previewed through the plugin).
  */
 import { PLUGIN_PACKAGE } from "../provider/config";
-import type { PackageSchema, TypeSpec } from "./package-schema";
+import { capitalize, type PackageSchema, type TypeSpec } from "./package-schema";
 
 /** The width of the examples' lines. */
 export const LINE = 100;
@@ -92,10 +92,11 @@ const moduleAndName = (token: string) => {
 };
 const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z])([A-Z][a-z])/g, "$1_$2");
 const snake = (name: string) => words(name).toLowerCase();
-const pascal = (name: string) => name[0].toUpperCase() + name.slice(1);
+/** A name in lower case, words joined by hyphens (`SyncCloudASmDestination` → `sync-cloud-a-sm-destination`). */
+export const kebab = (name: string) => snake(name).replace(/_/g, "-");
 const camel = (name: string) => name[0].toLowerCase() + name.slice(1);
 /** The resource's name in the program: its type in lower case, words joined by hyphens (`sync-cloud-a-sm-destination`). */
-const logicalName = (token: string) => snake(moduleAndName(token).name).replace(/_/g, "-");
+const logicalName = (token: string) => kebab(moduleAndName(token).name);
 
 function typescript(example: Example): string {
   const { module, name } = moduleAndName(example.token);
@@ -187,7 +188,7 @@ function go(example: Example): string {
       case "enum":
         return `${typeIn(shape1.token)}${enumName(shape1, v)}`;
       case "object":
-        return composite(`${typeIn(shape1.token)}Args`, keyed(Object.entries(v as Record<string, unknown>).map(([k, x]) => [pascal(k), input(shapeOf(shape1.properties[k], example.schema), x, deeper)]), deeper), indent);
+        return composite(`${typeIn(shape1.token)}Args`, keyed(Object.entries(v as Record<string, unknown>).map(([k, x]) => [capitalize(k), input(shapeOf(shape1.properties[k], example.schema), x, deeper)]), deeper), indent);
       case "array": {
         const items = shape1.items;
         const type = items.kind === "enum" ? `${typeIn(items.token)}Array` : items.kind in scalar ? `pulumi.${scalar[items.kind]}Array` : undefined;
@@ -207,7 +208,7 @@ function go(example: Example): string {
         return `pulumi.${scalar[shape1.kind]}(${JSON.stringify(v)})`;
     }
   };
-  const fields = keyed(Object.entries(example.inputs).map(([k, v]) => [pascal(k), input(shapeOf(example.properties[k], example.schema), v, "\t\t\t")]), "\t\t\t");
+  const fields = keyed(Object.entries(example.inputs).map(([k, v]) => [capitalize(k), input(shapeOf(example.properties[k], example.schema), v, "\t\t\t")]), "\t\t\t");
   const args = fields.length ? composite(`&${module}.${name}Args`, fields, "\t\t") : "nil";
   const body = [
     "func main() {",
@@ -252,7 +253,7 @@ export function pluginInputs<T>(value: T): T {
       const reference = k === "fromConfig" && typeof v === "string" && /^[^:]+:[^:]+$/.exec(v);
       if (!reference || v.startsWith(`${PLUGIN_PACKAGE}:`)) return [k, pluginInputs(v)];
       const [namespace, key] = v.split(":");
-      return [k, `${PLUGIN_PACKAGE}:${camel(namespace)}${pascal(key)}`];
+      return [k, `${PLUGIN_PACKAGE}:${camel(namespace)}${capitalize(key)}`];
     }),
   ) as T;
 }

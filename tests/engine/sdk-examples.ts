@@ -6,8 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PLUGIN_PACKAGE } from "../../provider/config";
-import { shortTypeOf, tokenOf } from "../../provider/spec";
+import { pluginTokenOf } from "../../provider/spec";
 import { registeredResources } from "../../resources/all-specs";
 import { pluginInputs } from "../../scripts/schema-examples";
 import { repoRoot } from "../support/real-engine";
@@ -20,9 +19,10 @@ export interface SdkExample {
   code: string;
 }
 
-/** The schema the package ships, as the plugin serves it. */
-const packageSchema = () =>
-  JSON.parse(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8")) as { resources: Record<string, { description?: string; inputProperties?: Record<string, { secret?: boolean }> }> };
+type Schema = { resources: Record<string, { description?: string; inputProperties?: Record<string, { secret?: boolean }> }> };
+let schema: Schema | undefined;
+/** The schema the package ships, as the plugin serves it (the build's, read once). */
+const packageSchema = () => (schema ??= JSON.parse(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8")) as Schema);
 
 /** A resource's inputs in the schema, by name. */
 export const schemaInputs = (token: string) => packageSchema().resources[token]?.inputProperties ?? {};
@@ -84,7 +84,7 @@ export function sdkExamples(sdkDir: string, language: SdkLanguage): SdkExample[]
  * `appId` given as "12345" is the number 12345.
  */
 export function asTheTypeReadsIt(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
-  const spec = registeredResources.find((r) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(r.spec))}` === token)?.spec;
+  const spec = registeredResources.find((r) => pluginTokenOf(r.spec) === token)?.spec;
   if (!spec) throw new Error(`no registered type has the token ${token}`);
   const shape = spec.inputs.shape as unknown as Record<string, { safeParse(value: unknown): { success: boolean; data?: unknown } }>;
   return Object.fromEntries(
@@ -97,5 +97,5 @@ export function asTheTypeReadsIt(token: string, inputs: Record<string, unknown>)
 
 /** What each example declares, by the plugin's token: its spec's first example as the plugin takes it, from which the build wrote it in every language. */
 export function exampleInputsByToken(): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(registeredResources.filter((r) => r.spec.example).map((r) => [`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(r.spec))}`, pluginInputs(r.spec.example!.inputs(0))]));
+  return Object.fromEntries(registeredResources.filter((r) => r.spec.example).map((r) => [pluginTokenOf(r.spec), pluginInputs(r.spec.example!.inputs(0))]));
 }

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { PLUGIN_PACKAGE, pluginSettingName, SETTINGS, ServiceModule } from "../../provider/config";
-import { isOperationSpec, shortTypeOf, tokenOf } from "../../provider/spec";
+import { isOperationSpec, pluginTokenOf } from "../../provider/spec";
 import { functionLoaders, functionTokenOfPath } from "../../resources/catalog";
 import { registeredResources } from "../../resources/all-specs";
 import { generatePublicShape, schemaText } from "../../scripts/public-types";
@@ -51,7 +51,7 @@ describe("schema.json", () => {
   });
 
   test("every resource type of the package, and nothing else, under its token", () => {
-    const tokens = registeredResources.map(({ spec }) => `${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(spec))}`);
+    const tokens = registeredResources.map(({ spec }) => pluginTokenOf(spec));
     expect(Object.keys(schema.resources).sort()).toEqual([...tokens].sort());
     expect(Object.keys(schema.resources)).toEqual(expect.arrayContaining(["keepstack:keep:AclPolicy", "keepstack:keep:TransformTemplate", "keepstack:workspaces:Workspace", "keepstack:mesh:Partition"]));
   });
@@ -69,7 +69,7 @@ describe("schema.json", () => {
   });
 
   test.each(registeredResources.map(({ path: p, spec }) => [p, spec] as const))("%s: required inputs, secrets and what replaces are as its spec says", (_path, spec) => {
-    const r = schema.resources[`${PLUGIN_PACKAGE}:${shortTypeOf(tokenOf(spec))}`];
+    const r = schema.resources[pluginTokenOf(spec)];
     const inputKeys = Object.keys(spec.inputs.shape);
     expect(Object.keys(r.inputProperties).sort()).toEqual([...inputKeys, ...(isOperationSpec(spec) ? ["triggers"] : ["adopt", "takeOver"])].sort());
     for (const key of spec.secretInputs ?? []) {
